@@ -1,0 +1,431 @@
+//! HTML to a compact arena DOM, in depth-first order.
+//!
+//! [`Document::parse`] runs html5ever into a linked build tree, then lays the
+//! kept nodes out in one `Vec` in depth-first (pre-)order. A node's subtree is
+//! the index range `id + 1 .. node.end`, so walking a subtree, finding
+//! children or testing ancestry needs no recursion and no pointers.
+//!
+//! What the document keeps and drops (the Forest paper's pre-processing,
+//! forest.md §3.1): `script`, `style`, `noscript`, `template`, comments and
+//! hidden elements are dropped, as are elements whose children are fallback
+//! content never rendered (`iframe`, `object`, `embed`, `canvas`, `svg`).
+//! Every kept element gets its `dfs` number: its position in a depth-first
+//! walk of the elements, `html` being 0.
+//!
+//! ```
+//! use canopy_dom::{Document, DomOptions};
+//! let doc = Document::parse("<p>Hello <b>world</b><script>x()</script>", &DomOptions::default());
+//! let body = doc.body();
+//! assert_eq!(doc.inner_text(body), "Hello world");
+//! ```
+
+mod sink;
+mod text;
+
+use std::ops::Range;
+
+use html5ever::tendril::TendrilSink;
+use html5ever::{local_name, LocalName};
+
+pub use text::{collapse_whitespace, is_block};
+
+use sink::{BuildData, Sink, NONE};
+
+/// Index of a node in a [`Document`].
+pub type NodeId = usize;
+
+/// Limits that keep one page from costing more than a page should.
+#[derive(Debug, Clone)]
+pub struct DomOptions {
+    /// Deepest nesting kept; deeper elements are attached at this depth
+    /// (512, as browsers do: html5ever's tree building is quadratic in depth).
+    pub max_depth: u32,
+    /// Largest input, in bytes, that is parsed; the rest is cut off.
+    pub max_bytes: usize,
+    /// Elements whose `id` or `class` contains one of these (lowercase)
+    /// strings are dropped with their subtree: user comments and similar
+    /// blocks that are never part of an article.
+    pub drop_id_class: Vec<String>,
+}
+
+impl Default for DomOptions {
+    fn default() -> Self {
+        DomOptions {
+            max_depth: 512,
+            max_bytes: 16 << 20,
+            drop_id_class: Vec::new(),
+        }
+    }
+}
+
+/// An element: its interned tag name, attributes and `dfs` number.
+#[derive(Debug, Clone)]
+pub struct Element {
+    pub tag: LocalName,
+    pub attrs: Vec<(LocalName, String)>,
+    /// Position in the depth-first walk of elements (`html` is 0).
+    pub dfs: u32,
+}
+
+/// What a node holds.
+#[derive(Debug, Clone)]
+pub enum NodeData {
+    Element(Element),
+    /// A text node: a range into the document's text buffer.
+    Text(Range<u32>),
+}
+
+/// One node of the arena.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub data: NodeData,
+    /// Parent node, `None` for the root element.
+    pub parent: Option<NodeId>,
+    /// One past the last node of this node's subtree.
+    pub end: NodeId,
+    /// Number of element ancestors (the root element has depth 0).
+    pub depth: u32,
+}
+
+/// A parsed page.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    nodes: Vec<Node>,
+    text: String,
+    body: NodeId,
+    /// Whether the input was cut at `max_bytes` or nesting flattened at `max_depth`.
+    pub truncated: bool,
+}
+
+/// Elements dropped with their whole subtree.
+fn is_dropped_tag(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("iframe")
+            | local_name!("object")
+            | local_name!("embed")
+            | local_name!("canvas")
+            | local_name!("svg")
+            | local_name!("math")
+    )
+}
+
+/// Elements a browser does not render: the `hidden` attribute,
+/// `aria-hidden="true"`, or an inline style with `display:none` or
+/// `visibility:hidden`.
+fn is_hidden(attrs: &[html5ever::Attribute]) -> bool {
+    attrs.iter().any(|a| match &*a.name.local {
+        "hidden" => true,
+        "aria-hidden" => a.value.trim().eq_ignore_ascii_case("true"),
+        "style" => {
+            let style: String = a
+                .value
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .flat_map(char::to_lowercase)
+                .collect();
+            style.contains("display:none") || style.contains("visibility:hidden")
+        }
+        _ => false,
+    })
+}
+
+impl Document {
+    /// Parses a page. Never fails: broken HTML gives the tree a browser
+    /// would build, and limits cut the page rather than reject it (see
+    /// [`Document::truncated`]).
+    pub fn parse(html: &str, options: &DomOptions) -> Document {
+        let drop = |attrs: &[html5ever::Attribute]| {
+            !options.drop_id_class.is_empty()
+                && attrs.iter().any(|a| {
+                    matches!(&*a.name.local, "id" | "class") && {
+                        let v = a.value.to_lowercase();
+                        options.drop_id_class.iter().any(|d| v.contains(d.as_str()))
+                    }
+                })
+        };
+        let mut truncated = false;
+        let input = if html.len() > options.max_bytes {
+            truncated = true;
+            let mut cut = options.max_bytes;
+            while !html.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            html.get(..cut).unwrap_or("")
+        } else {
+            html
+        };
+        let sink = Sink::new(options.max_depth);
+        let sink = html5ever::parse_document(sink, Default::default()).one(input);
+        truncated |= sink.flattened.get();
+        let mut doc = Self::from_build_tree(sink, &drop);
+        doc.truncated = truncated;
+        doc
+    }
+
+    /// Lays out the kept nodes of the build tree in depth-first order.
+    fn from_build_tree(sink: Sink, drop: &dyn Fn(&[html5ever::Attribute]) -> bool) -> Document {
+        let build = sink.nodes.into_inner();
+        let mut doc = Document::default();
+        // The root element: the document's first element child (`html`).
+        let mut root = build[0].first_child;
+        while root != NONE && !matches!(build[root as usize].data, BuildData::Element { .. }) {
+            root = build[root as usize].next;
+        }
+        if root == NONE {
+            // Cannot happen with html5ever (it always creates html/head/body),
+            // but an empty document is the right answer if it does.
+            doc.nodes.push(Node {
+                data: NodeData::Element(Element {
+                    tag: local_name!("html"),
+                    attrs: Vec::new(),
+                    dfs: 0,
+                }),
+                parent: None,
+                end: 1,
+                depth: 0,
+            });
+            return doc;
+        }
+
+        // Iterative pre-order walk. The stack holds build handles to visit
+        // and, for closing, the arena index whose `end` must be set.
+        enum Step {
+            Open(u32, Option<NodeId>, u32),
+            Close(NodeId),
+        }
+        let mut stack = vec![Step::Open(root, None, 0)];
+        let mut dfs = 0u32;
+        let mut body = None;
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Close(id) => doc.nodes[id].end = doc.nodes.len(),
+                Step::Open(handle, parent, depth) => {
+                    let b = &build[handle as usize];
+                    match &b.data {
+                        BuildData::Element { attrs } => {
+                            let tag = b.name.local.clone();
+                            // The root and body are always kept: a page styled hidden
+                            // until scripts run, or a body class such as
+                            // "comments-open", must not empty the document.
+                            let structural = parent.is_none() || tag == local_name!("body");
+                            if !structural
+                                && (is_dropped_tag(&tag) || is_hidden(attrs) || drop(attrs))
+                            {
+                                continue;
+                            }
+                            let id = doc.nodes.len();
+                            if tag == local_name!("body") && body.is_none() {
+                                body = Some(id);
+                            }
+                            doc.nodes.push(Node {
+                                data: NodeData::Element(Element {
+                                    tag,
+                                    attrs: attrs
+                                        .iter()
+                                        .map(|a| (a.name.local.clone(), a.value.to_string()))
+                                        .collect(),
+                                    dfs,
+                                }),
+                                parent,
+                                end: id + 1,
+                                depth,
+                            });
+                            dfs += 1;
+                            stack.push(Step::Close(id));
+                            // Push children in reverse so the first is visited first.
+                            let mut child = b.last_child;
+                            while child != NONE {
+                                stack.push(Step::Open(child, Some(id), depth + 1));
+                                child = build[child as usize].prev;
+                            }
+                        }
+                        BuildData::Text(t) => {
+                            // Adjacent text nodes (left apart by a dropped
+                            // comment or element) are merged.
+                            let id = doc.nodes.len();
+                            if let Some(last) = doc.nodes.last_mut() {
+                                if let NodeData::Text(range) = &mut last.data {
+                                    if last.parent == parent && range.end as usize == doc.text.len()
+                                    {
+                                        doc.text.push_str(t);
+                                        range.end = doc.text.len() as u32;
+                                        continue;
+                                    }
+                                }
+                            }
+                            let start = doc.text.len() as u32;
+                            doc.text.push_str(t);
+                            doc.nodes.push(Node {
+                                data: NodeData::Text(start..doc.text.len() as u32),
+                                parent,
+                                end: id + 1,
+                                depth,
+                            });
+                        }
+                        BuildData::Document | BuildData::Other => {}
+                    }
+                }
+            }
+        }
+        doc.body = body.unwrap_or(0);
+        doc
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the document has no nodes (never true for a parsed page).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The root element (`html`).
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    /// The `body` element (the root if there is none).
+    pub fn body(&self) -> NodeId {
+        self.body
+    }
+
+    /// A node.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+
+    /// All nodes, in depth-first order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The element data of a node, if it is an element.
+    pub fn element(&self, id: NodeId) -> Option<&Element> {
+        match &self.nodes[id].data {
+            NodeData::Element(e) => Some(e),
+            NodeData::Text(_) => None,
+        }
+    }
+
+    /// The tag name of an element, `""` for a text node.
+    pub fn tag(&self, id: NodeId) -> &str {
+        self.element(id).map_or("", |e| &e.tag)
+    }
+
+    /// An attribute's value.
+    pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
+        self.element(id)?
+            .attrs
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The raw text of a text node, `None` for an element.
+    pub fn text(&self, id: NodeId) -> Option<&str> {
+        match &self.nodes[id].data {
+            NodeData::Text(r) => self.text.get(r.start as usize..r.end as usize),
+            NodeData::Element(_) => None,
+        }
+    }
+
+    /// The nodes of `id`'s subtree, `id` excluded.
+    pub fn descendants(&self, id: NodeId) -> Range<NodeId> {
+        id + 1..self.nodes[id].end
+    }
+
+    /// Whether `ancestor` is `node` or one of its ancestors.
+    pub fn contains(&self, ancestor: NodeId, node: NodeId) -> bool {
+        ancestor <= node && node < self.nodes[ancestor].end
+    }
+
+    /// The children of a node, in order.
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children {
+            doc: self,
+            next: id + 1,
+            end: self.nodes[id].end,
+        }
+    }
+
+    /// The ancestors of a node, nearest first, the node excluded.
+    pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.nodes[id].parent, move |&p| self.nodes[p].parent)
+    }
+
+    /// The text nodes of a subtree (the node itself included), in order.
+    pub fn text_nodes(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &str)> + '_ {
+        (id..self.nodes[id].end).filter_map(move |n| self.text(n).map(|t| (n, t)))
+    }
+
+    /// The `<title>` text, whitespace collapsed.
+    pub fn title(&self) -> String {
+        (0..self.body.max(1).min(self.nodes.len()))
+            .chain(0..self.nodes.len())
+            .find(|&n| self.tag(n) == "title")
+            .map(|n| collapse_whitespace(&self.raw_text(n)))
+            .unwrap_or_default()
+    }
+
+    /// The `lang` attribute of the root element, if any.
+    pub fn lang(&self) -> Option<&str> {
+        self.attr(0, "lang")
+            .or_else(|| self.attr(0, "xml:lang"))
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+    }
+
+    /// The `content` of the first `<meta name=…>` or `<meta property=…>`
+    /// whose name matches (ASCII case-insensitively).
+    pub fn meta(&self, name: &str) -> Option<&str> {
+        (0..self.nodes.len())
+            .filter(|&n| self.tag(n) == "meta")
+            .find(|&n| {
+                ["name", "property", "itemprop"].iter().any(|k| {
+                    self.attr(n, k)
+                        .is_some_and(|v| v.eq_ignore_ascii_case(name))
+                })
+            })
+            .and_then(|n| self.attr(n, "content"))
+    }
+
+    /// All text of a subtree concatenated as is.
+    pub fn raw_text(&self, id: NodeId) -> String {
+        self.text_nodes(id).map(|(_, t)| t).collect()
+    }
+
+    /// The visible text of a subtree: whitespace collapsed inside blocks,
+    /// one line per block element (and per `<br>`), empty lines dropped.
+    pub fn inner_text(&self, id: NodeId) -> String {
+        text::inner_text(self, id)
+    }
+}
+
+/// Iterator over the children of a node.
+pub struct Children<'a> {
+    doc: &'a Document,
+    next: NodeId,
+    end: NodeId,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.doc.nodes[id].end;
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,310 @@
+//! The html5ever `TreeSink` that builds the mutable, linked build tree.
+//!
+//! html5ever needs a tree it can edit while it parses (foster parenting,
+//! adoption agency, reparenting). This module keeps that tree as a `Vec` of
+//! linked nodes behind a `RefCell` (the sink methods take `&self`); the
+//! [`crate::Document`] is built from it once parsing ends, in depth-first
+//! order and without the nodes Canopy drops.
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+
+use html5ever::tendril::StrTendril;
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{Attribute, QualName};
+
+/// Index of a node in the build tree.
+pub(crate) type Handle = u32;
+pub(crate) const NONE: u32 = u32::MAX;
+
+pub(crate) enum BuildData {
+    Document,
+    Element {
+        attrs: Vec<Attribute>,
+    },
+    Text(StrTendril),
+    /// Comments, processing instructions and doctypes: kept only so that
+    /// handles stay valid; never part of the final document.
+    Other,
+}
+
+pub(crate) struct BuildNode {
+    pub name: QualName,
+    pub data: BuildData,
+    pub parent: u32,
+    pub first_child: u32,
+    pub last_child: u32,
+    pub prev: u32,
+    pub next: u32,
+    /// Depth at the time the node was attached (the document is 0).
+    pub depth: u32,
+    /// For `<template>`: the node holding its contents.
+    pub template_contents: u32,
+}
+
+pub(crate) struct Sink {
+    pub nodes: RefCell<Vec<BuildNode>>,
+    /// Nesting cap: a node that would sit deeper is attached to the
+    /// ancestor at the cap instead (the tree is flattened there, as browsers do).
+    pub max_depth: u32,
+    pub flattened: Cell<bool>,
+}
+
+fn empty_name() -> QualName {
+    QualName::new(None, html5ever::ns!(), html5ever::local_name!(""))
+}
+
+impl Sink {
+    pub fn new(max_depth: u32) -> Self {
+        let document = BuildNode {
+            name: empty_name(),
+            data: BuildData::Document,
+            parent: NONE,
+            first_child: NONE,
+            last_child: NONE,
+            prev: NONE,
+            next: NONE,
+            depth: 0,
+            template_contents: NONE,
+        };
+        Sink {
+            nodes: RefCell::new(vec![document]),
+            max_depth,
+            flattened: Cell::new(false),
+        }
+    }
+
+    fn new_node(&self, name: QualName, data: BuildData) -> Handle {
+        let mut nodes = self.nodes.borrow_mut();
+        let id = nodes.len() as u32;
+        nodes.push(BuildNode {
+            name,
+            data,
+            parent: NONE,
+            first_child: NONE,
+            last_child: NONE,
+            prev: NONE,
+            next: NONE,
+            depth: 0,
+            template_contents: NONE,
+        });
+        id
+    }
+
+    fn detach(nodes: &mut [BuildNode], id: Handle) {
+        let (parent, prev, next) = {
+            let n = &nodes[id as usize];
+            (n.parent, n.prev, n.next)
+        };
+        if parent == NONE {
+            return;
+        }
+        if prev != NONE {
+            nodes[prev as usize].next = next;
+        } else {
+            nodes[parent as usize].first_child = next;
+        }
+        if next != NONE {
+            nodes[next as usize].prev = prev;
+        } else {
+            nodes[parent as usize].last_child = prev;
+        }
+        let n = &mut nodes[id as usize];
+        n.parent = NONE;
+        n.prev = NONE;
+        n.next = NONE;
+    }
+
+    /// The parent a child of `parent` really gets: `parent` itself, or the
+    /// ancestor at the depth cap when `parent` is already at it.
+    fn capped_parent(&self, nodes: &[BuildNode], mut parent: Handle) -> Handle {
+        while nodes[parent as usize].depth >= self.max_depth
+            && nodes[parent as usize].parent != NONE
+        {
+            parent = nodes[parent as usize].parent;
+            self.flattened.set(true);
+        }
+        parent
+    }
+
+    fn append_child(&self, parent: Handle, child: Handle) {
+        let mut nodes = self.nodes.borrow_mut();
+        Self::detach(&mut nodes, child);
+        let parent = self.capped_parent(&nodes, parent);
+        let last = nodes[parent as usize].last_child;
+        let depth = nodes[parent as usize].depth + 1;
+        {
+            let c = &mut nodes[child as usize];
+            c.parent = parent;
+            c.prev = last;
+            c.depth = depth;
+        }
+        if last != NONE {
+            nodes[last as usize].next = child;
+        } else {
+            nodes[parent as usize].first_child = child;
+        }
+        nodes[parent as usize].last_child = child;
+    }
+
+    fn insert_before(&self, sibling: Handle, child: Handle) {
+        let mut nodes = self.nodes.borrow_mut();
+        Self::detach(&mut nodes, child);
+        let (parent, prev, depth) = {
+            let s = &nodes[sibling as usize];
+            (s.parent, s.prev, s.depth)
+        };
+        {
+            let c = &mut nodes[child as usize];
+            c.parent = parent;
+            c.prev = prev;
+            c.next = sibling;
+            c.depth = depth;
+        }
+        nodes[sibling as usize].prev = child;
+        if prev != NONE {
+            nodes[prev as usize].next = child;
+        } else if parent != NONE {
+            nodes[parent as usize].first_child = child;
+        }
+    }
+
+    /// Appends text to the text node `target` if it is one; returns whether it did.
+    fn try_merge_text(&self, target: Handle, text: &StrTendril) -> bool {
+        if target == NONE {
+            return false;
+        }
+        let mut nodes = self.nodes.borrow_mut();
+        if let BuildData::Text(existing) = &mut nodes[target as usize].data {
+            existing.push_tendril(text);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = Handle;
+    type Output = Self;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> Handle {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> Ref<'a, QualName> {
+        Ref::map(self.nodes.borrow(), |n| &n[*target as usize].name)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+        let id = self.new_node(name, BuildData::Element { attrs });
+        if flags.template {
+            let contents = self.new_node(empty_name(), BuildData::Document);
+            self.nodes.borrow_mut()[id as usize].template_contents = contents;
+        }
+        id
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> Handle {
+        self.new_node(empty_name(), BuildData::Other)
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
+        self.new_node(empty_name(), BuildData::Other)
+    }
+
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        match child {
+            NodeOrText::AppendNode(node) => self.append_child(*parent, node),
+            NodeOrText::AppendText(text) => {
+                let last = {
+                    let nodes = self.nodes.borrow();
+                    let p = self.capped_parent(&nodes, *parent);
+                    nodes[p as usize].last_child
+                };
+                if !self.try_merge_text(last, &text) {
+                    let node = self.new_node(empty_name(), BuildData::Text(text));
+                    self.append_child(*parent, node);
+                }
+            }
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &Handle,
+        prev_element: &Handle,
+        child: NodeOrText<Handle>,
+    ) {
+        let has_parent = self.nodes.borrow()[*element as usize].parent != NONE;
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, target: &Handle) -> Handle {
+        let contents = self.nodes.borrow()[*target as usize].template_contents;
+        if contents == NONE {
+            // html5ever only asks for the contents of template elements;
+            // answer with the element itself rather than panic.
+            *target
+        } else {
+            contents
+        }
+    }
+
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
+        match new_node {
+            NodeOrText::AppendNode(node) => self.insert_before(*sibling, node),
+            NodeOrText::AppendText(text) => {
+                let prev = self.nodes.borrow()[*sibling as usize].prev;
+                if !self.try_merge_text(prev, &text) {
+                    let node = self.new_node(empty_name(), BuildData::Text(text));
+                    self.insert_before(*sibling, node);
+                }
+            }
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let BuildData::Element { attrs: existing } = &mut nodes[*target as usize].data {
+            for attr in attrs {
+                if !existing.iter().any(|e| e.name == attr.name) {
+                    existing.push(attr);
+                }
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &Handle) {
+        Self::detach(&mut self.nodes.borrow_mut(), *target);
+    }
+
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        loop {
+            let child = self.nodes.borrow()[*node as usize].first_child;
+            if child == NONE {
+                break;
+            }
+            self.append_child(*new_parent, child);
+        }
+    }
+}

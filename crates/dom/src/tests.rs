@@ -1,0 +1,136 @@
+use super::*;
+
+fn parse(html: &str) -> Document {
+    Document::parse(html, &DomOptions::default())
+}
+
+#[test]
+fn depth_first_order_and_dfs_numbers() {
+    let doc = parse(
+        "<html><head><title>T</title></head><body><div id=a><p>x</p><p>y</p></div></body></html>",
+    );
+    let tags: Vec<&str> = (0..doc.len())
+        .map(|n| doc.tag(n))
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert_eq!(tags, ["html", "head", "title", "body", "div", "p", "p"]);
+    let div = (0..doc.len()).find(|&n| doc.tag(n) == "div").unwrap();
+    assert_eq!(doc.element(div).unwrap().dfs, 4);
+    assert_eq!(doc.children(div).count(), 2);
+    assert_eq!(doc.node(div).depth, 2);
+    assert_eq!(doc.title(), "T");
+    assert_eq!(
+        doc.ancestors(div).map(|a| doc.tag(a)).collect::<Vec<_>>(),
+        ["body", "html"]
+    );
+}
+
+#[test]
+fn drops_scripts_styles_comments_and_hidden() {
+    let doc = parse(
+        "<body><p>a<!-- c -->b</p><script>s()</script><style>p{}</style>\
+         <div hidden>h</div><div style='display: none'>n</div><span aria-hidden=true>i</span>\
+         <noscript>ns</noscript><template>t</template><p>c</p></body>",
+    );
+    assert_eq!(doc.inner_text(doc.body()), "ab\nc");
+    // The comment's two halves are merged into one text node.
+    let texts: Vec<&str> = doc.text_nodes(doc.root()).map(|(_, t)| t).collect();
+    assert_eq!(texts, ["ab", "c"]);
+}
+
+#[test]
+fn inner_text_separates_blocks_and_joins_inline() {
+    let doc = parse("<body><h1>Title</h1><p>One <b>bold</b>\n word.</p><ul><li>a</li><li>b</li></ul>x<br>y</body>");
+    assert_eq!(
+        doc.inner_text(doc.body()),
+        "Title\nOne bold word.\na\nb\nx\ny"
+    );
+}
+
+#[test]
+fn depth_is_capped_by_flattening() {
+    let html = "<div>".repeat(2000) + "deep";
+    let doc = Document::parse(
+        &html,
+        &DomOptions {
+            max_depth: 100,
+            ..Default::default()
+        },
+    );
+    assert!(doc.truncated);
+    assert!(doc.nodes().iter().all(|n| n.depth <= 100));
+    assert_eq!(doc.inner_text(doc.body()), "deep");
+}
+
+#[test]
+fn size_is_capped_on_a_char_boundary() {
+    let html = format!("<p>{}</p>", "é".repeat(100));
+    let doc = Document::parse(
+        &html,
+        &DomOptions {
+            max_bytes: 10,
+            ..Default::default()
+        },
+    );
+    assert!(doc.truncated);
+    assert_eq!(doc.inner_text(doc.body()), "ééé");
+}
+
+#[test]
+fn lang_and_meta() {
+    let doc =
+        parse("<html lang='en-GB'><head><meta property='og:title' content='OG'></head></html>");
+    assert_eq!(doc.lang(), Some("en-GB"));
+    assert_eq!(doc.meta("og:title"), Some("OG"));
+    assert_eq!(doc.meta("description"), None);
+}
+
+#[test]
+fn real_page_parses_with_title_and_body_text() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora/dragnet/html/dragnet-00001.html"
+    );
+    let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
+    let html = String::from_utf8_lossy(&bytes);
+    let doc = parse(&html);
+    assert!(
+        doc.title().to_lowercase().contains("earhart"),
+        "{}",
+        doc.title()
+    );
+    let text = doc.inner_text(doc.body());
+    assert!(text.contains("Earhart"));
+    assert!(!text.contains("function("), "scripts must be dropped");
+    // Subtree ranges nest properly.
+    for (i, n) in doc.nodes().iter().enumerate() {
+        if let Some(p) = n.parent {
+            assert!(doc.contains(p, i));
+            assert_eq!(doc.node(p).depth + 1, n.depth);
+        }
+    }
+}
+
+#[test]
+fn id_and_class_filters_drop_subtrees() {
+    let html = "<body><div class='entry'>text</div><ol class='commentlist'><li>c</li></ol><div id=Comments-3>x</div></body>";
+    let options = DomOptions {
+        drop_id_class: vec!["comment".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(html, &options);
+    assert_eq!(doc.inner_text(doc.body()), "text");
+    assert_eq!(parse(html).inner_text(parse(html).body()), "text\nc\nx");
+}
+
+#[test]
+fn root_and_body_are_never_dropped() {
+    let html = "<html style='display:none'><body class='single comments-open' hidden><p>text</p></body></html>";
+    let options = DomOptions {
+        drop_id_class: vec!["comment".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(html, &options);
+    assert_eq!(doc.tag(doc.body()), "body");
+    assert_eq!(doc.inner_text(doc.body()), "text");
+}

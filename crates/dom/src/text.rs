@@ -1,0 +1,129 @@
+//! Visible text of a subtree, one line per block.
+
+use crate::{Document, NodeData, NodeId};
+
+/// Whether an element starts a new line of text (HTML's block-level and
+/// line-breaking elements, plus table cells and list items).
+pub fn is_block(tag: &str) -> bool {
+    matches!(
+        tag,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "body"
+            | "br"
+            | "caption"
+            | "center"
+            | "dd"
+            | "details"
+            | "dialog"
+            | "dir"
+            | "div"
+            | "dl"
+            | "dt"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "frameset"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "html"
+            | "legend"
+            | "li"
+            | "main"
+            | "menu"
+            | "nav"
+            | "ol"
+            | "option"
+            | "p"
+            | "pre"
+            | "section"
+            | "summary"
+            | "table"
+            | "tbody"
+            | "td"
+            | "tfoot"
+            | "th"
+            | "thead"
+            | "title"
+            | "tr"
+            | "ul"
+    )
+}
+
+/// Collapses runs of whitespace to one space and trims the ends.
+pub fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Appends a line break unless the output already ends a line.
+fn break_line(out: &mut String) {
+    while out.ends_with(' ') {
+        out.pop();
+    }
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+pub(crate) fn inner_text(doc: &Document, id: NodeId) -> String {
+    let mut out = String::new();
+    // Pending closes: the `end` of open block elements, innermost last.
+    let mut open_blocks: Vec<NodeId> = Vec::new();
+    for n in id..doc.node(id).end {
+        while open_blocks.last().is_some_and(|&end| end <= n) {
+            open_blocks.pop();
+            break_line(&mut out);
+        }
+        match &doc.node(n).data {
+            NodeData::Element(e) => {
+                if is_block(&e.tag) {
+                    break_line(&mut out);
+                    open_blocks.push(doc.node(n).end);
+                }
+            }
+            NodeData::Text(_) => {
+                let t = doc.text(n).unwrap_or("");
+                let mut first = true;
+                let starts_space = t.starts_with(char::is_whitespace);
+                for word in t.split_whitespace() {
+                    let at_line_start = out.is_empty() || out.ends_with('\n');
+                    if (!first || starts_space) && !at_line_start && !out.ends_with(' ') {
+                        out.push(' ');
+                    }
+                    out.push_str(word);
+                    first = false;
+                }
+                if t.ends_with(char::is_whitespace) && !first && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+        }
+    }
+    // Trim each line; drop empty ones.
+    let mut clean = String::with_capacity(out.len());
+    for line in out.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !clean.is_empty() {
+            clean.push('\n');
+        }
+        clean.push_str(line);
+    }
+    clean
+}

@@ -1,0 +1,111 @@
+//! WLR on real pages of the shared corpora: the extracted text must contain
+//! the first sentence of the gold main text's body.
+
+use std::path::PathBuf;
+
+use canopy_dom::{Document, DomOptions};
+use canopy_extract::{wlr, WlrVariant};
+
+fn corpora() -> PathBuf {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora"
+    ));
+    assert!(
+        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
+        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
+        dir.display()
+    );
+    dir
+}
+
+fn normalise(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first line of the gold after the title with at least 8 words.
+fn first_body_sentence(gold: &str) -> String {
+    gold.lines()
+        .skip(1)
+        .map(normalise)
+        .find(|l| l.split(' ').count() >= 8)
+        .expect("gold has a body line of 8 words or more")
+}
+
+/// The text of the WLR output, as the caller builds it.
+fn extract(corpus: &str, id: &str, variant: WlrVariant) -> (String, String) {
+    let dir = corpora().join(corpus);
+    let read = |p: PathBuf| {
+        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let html = read(dir.join(format!("html/{id}.html")));
+    let gold = read(dir.join(format!("gold/{id}.txt")));
+    let doc = Document::parse(&html, &DomOptions::default());
+    let nodes = wlr(&doc, variant);
+    let text: Vec<String> = nodes.iter().map(|&n| doc.inner_text(n)).collect();
+    (normalise(&text.join("\n")), first_body_sentence(&gold))
+}
+
+fn check(corpus: &str, ids: &[&str]) {
+    for id in ids {
+        for variant in [WlrVariant::Wlr, WlrVariant::Clr] {
+            let (text, first) = extract(corpus, id, variant);
+            assert!(
+                text.contains(&first),
+                "{corpus}/{id} ({variant}): extracted text lacks the gold's first sentence\n\
+                 first sentence: {first}\nextracted ({} chars): {}",
+                text.len(),
+                text.chars().take(600).collect::<String>()
+            );
+        }
+    }
+}
+
+#[test]
+fn big9_articles_from_several_sites_and_years() {
+    check(
+        "big9",
+        &[
+            "big9-00006", // bbc 2005
+            "big9-00112", // bbc 2013
+            "big9-00040", // cnn 2005
+            "big9-00151", // cnn 2017
+            "big9-00067", // forbes 2009
+            "big9-00156", // forbes 2017
+            "big9-00105", // foxnews 2013
+        ],
+    );
+}
+
+#[test]
+fn dragnet_pages() {
+    check(
+        "dragnet",
+        &[
+            "dragnet-00097", // johndcook.com
+            "dragnet-00109", // lifeinc.today.msnbc.msn.com
+            "dragnet-00332", // russelldavies.typepad.com
+            "dragnet-00334", // droiddog.com
+            "dragnet-00596", // coolboom.net
+            "dragnet-00714", // rotoprofessor.com
+        ],
+    );
+}
+
+/// The method does not take the whole page: on these articles the output
+/// is well under the page's text (navigation, footers are left out).
+#[test]
+fn output_is_a_part_of_the_page() {
+    let dir = corpora().join("big9");
+    for id in ["big9-00006", "big9-00151", "big9-00105"] {
+        let bytes = std::fs::read(dir.join(format!("html/{id}.html"))).unwrap();
+        let doc = Document::parse(&String::from_utf8_lossy(&bytes), &DomOptions::default());
+        let nodes = wlr(&doc, WlrVariant::Wlr);
+        assert_eq!(nodes.len(), 1);
+        assert_ne!(nodes[0], doc.body(), "{id}: WLR returned the whole body");
+        let out = doc.inner_text(nodes[0]).len();
+        let all = doc.inner_text(doc.body()).len();
+        assert!(out * 10 < all * 9, "{id}: output {out} of {all} chars");
+    }
+}

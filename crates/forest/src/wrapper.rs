@@ -1,0 +1,69 @@
+//! A cluster's wrapper: the best structural pattern, as XPath and as a
+//! matcher over the arena DOM.
+
+use std::collections::BTreeSet;
+
+use canopy_dom::{Document, NodeId};
+
+use crate::rank::{Pattern, Ranked};
+
+/// A learned wrapper. Applying it selects, on any page of its template,
+/// every element of its pattern that is not inside another match (as its
+/// XPath does, minus the nested ones).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Wrapper {
+    pub pattern: Pattern,
+    pub relevance: f64,
+    /// `dfs` numbers seen at learning time, for the paper's XPath form.
+    pub dfs: Vec<u32>,
+}
+
+impl Wrapper {
+    /// The wrapper of a ranked pattern.
+    pub fn from_ranked(r: &Ranked) -> Wrapper {
+        Wrapper {
+            pattern: r.pattern.clone(),
+            relevance: r.relevance,
+            dfs: r.dfs.iter().copied().collect(),
+        }
+    }
+
+    /// The elements this wrapper selects on `doc`, in document order,
+    /// outermost only.
+    pub fn apply(&self, doc: &Document) -> Vec<NodeId> {
+        let body = doc.body();
+        let mut out: Vec<NodeId> = Vec::new();
+        let mut n = body;
+        let end = doc.node(body).end;
+        while n < end {
+            let node = doc.node(n);
+            if node.depth == self.pattern.level && self.pattern.ty.matches(doc, n) {
+                out.push(n);
+                n = node.end; // skip the match's subtree
+            } else {
+                n += 1;
+            }
+        }
+        out
+    }
+
+    /// The paper's form: the element type completed with its `dfs`
+    /// positions (forest.md §3.4),
+    /// `//div[contains(@class,'story') and (@dfs='78' or @dfs='82')]`.
+    pub fn xpath(&self) -> String {
+        let dfs: BTreeSet<&u32> = self.dfs.iter().collect();
+        let alternatives: Vec<String> = dfs.iter().map(|d| format!("@dfs='{d}'")).collect();
+        let dfs_pred = match alternatives.len() {
+            0 => None,
+            1 => Some(alternatives[0].clone()),
+            _ => Some(format!("({})", alternatives.join(" or "))),
+        };
+        format!("//{}", self.pattern.ty.paper_form(dfs_pred.as_deref()))
+    }
+
+    /// A form without `dfs` that any XPath 1.0 engine evaluates on the raw
+    /// page to the same elements; `None` for the paper's `dfs` types.
+    pub fn xpath_portable(&self) -> Option<String> {
+        self.pattern.ty.portable_xpath(self.pattern.level)
+    }
+}

@@ -1,0 +1,95 @@
+//! WARC records and web feeds in, decoded HTML page records out.
+//!
+//! This is Canopy's first stage. It reads crawl archives and feeds and hands
+//! the rest of the pipeline clean, UTF-8 [`PageRecord`]s:
+//!
+//! - [`read_warc`] streams a `.warc` / `.warc.gz` file record by record with
+//!   [fastwarc](https://docs.rs/fastwarc) (quirks mode on, so ClueWeb09 files
+//!   work). HTML responses (and HTML `resource` records) become
+//!   [`Event::Page`]s after de-chunking, content decoding (gzip, deflate, br,
+//!   with an output cap) and charset decoding; feed responses become
+//!   [`Event::Feed`]s; anything unusable becomes an [`Event::Reject`] naming
+//!   the stage, the reason, the record's offset and its `WARC-Record-ID`.
+//!   Requests, metadata, warcinfo and non-HTML payloads are counted as
+//!   skipped in [`WarcStats`]; revisits are counted separately.
+//! - [`decode_html`] picks a body's charset (BOM, HTTP `charset=`, `<meta>`
+//!   prescan, chardetng detection), cross-checking declared charsets against
+//!   the bytes because they are often wrong.
+//! - [`parse_feed`] and [`read_feed_file`] turn RSS 0.9x/1.0/2.0, Atom and
+//!   JSON Feed documents into [`FeedItem`]s with plain-text titles and
+//!   descriptions and absolute links.
+//! - [`normalize_url`] is the normalisation used to join feed items to pages.
+//!
+//! Nothing here panics on input: malformed data becomes a [`Reject`] or an
+//! `Err`.
+
+#![warn(missing_docs)]
+
+mod charset;
+mod feed;
+mod http;
+mod url_norm;
+mod warc;
+
+pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
+pub use charset::decode_html;
+pub use feed::{parse_feed, read_feed_file};
+pub use url_norm::normalize_url;
+pub use warc::read_warc;
+
+/// Limits applied while reading records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestOptions {
+    /// Largest accepted decoded page body, in bytes; larger bodies are
+    /// rejected. Default 16 MiB.
+    pub max_page_bytes: usize,
+    /// Cap on the output of content decoding (and on the raw payload read
+    /// from a record), in bytes; guards against gzip bombs. Default 64 MiB.
+    pub max_decoded_bytes: usize,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        Self {
+            max_page_bytes: 16 << 20,
+            max_decoded_bytes: 64 << 20,
+        }
+    }
+}
+
+/// One thing found while reading a WARC file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// An HTML response, decoded to UTF-8.
+    Page(PageRecord),
+    /// An RSS, Atom or JSON feed found as a response inside a WARC.
+    Feed {
+        /// Where the feed's record was read.
+        source: SourceRef,
+        /// The feed's `WARC-Target-URI` (also the base for relative links).
+        url: String,
+        /// The feed's items.
+        items: Vec<FeedItem>,
+    },
+    /// A record that could not be used, with stage, reason, offset and record id.
+    Reject(Reject),
+}
+
+/// Counters for one WARC file.
+#[derive(Default, Debug, Clone)]
+pub struct WarcStats {
+    /// Records read, of any type.
+    pub records: u64,
+    /// `response` records.
+    pub responses: u64,
+    /// Pages emitted ([`Event::Page`]).
+    pub html: u64,
+    /// Feeds emitted ([`Event::Feed`]).
+    pub feeds: u64,
+    /// `revisit` records.
+    pub revisits: u64,
+    /// Records skipped on purpose: request, metadata, warcinfo, non-HTML payloads.
+    pub skipped: u64,
+    /// Rejects emitted ([`Event::Reject`]).
+    pub rejected: u64,
+}

@@ -1,0 +1,398 @@
+//! Streaming WARC reader built on fastwarc.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use canopy_types::{PageRecord, Reject, SourceRef};
+use fastwarc::warc::header::WarcHeader;
+use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
+use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
+
+use crate::charset::decode_html;
+use crate::feed::parse_feed;
+use crate::http::{self, DecodeError, PayloadKind};
+use crate::{Event, IngestOptions, WarcStats};
+
+/// Maximum accepted length of a WARC or HTTP header block.
+const MAX_HEADER_LEN: usize = 64 << 10;
+
+/// Streams one WARC file (`.warc` or `.warc.gz`, one gzip member per record or
+/// one member for the whole file) record by record, calling `on_event` for
+/// every page, feed and reject. Never loads the whole file.
+///
+/// Returns `Err` only when the file cannot be opened at all. Everything else
+/// becomes an [`Event::Reject`] and the stream goes on, or ends with a reject
+/// saying why it stopped (for example a truncated gzip member). fastwarc's
+/// quirks mode is always on, so ClueWeb09 files (LF-only headers, odd dates)
+/// are read too. ARC files are rejected as a whole with one reject.
+pub fn read_warc(
+    path: &Path,
+    opts: &IngestOptions,
+    on_event: &mut dyn FnMut(Event),
+) -> std::io::Result<WarcStats> {
+    let file_name = path.display().to_string();
+    let mut stats = WarcStats::default();
+    if is_arc(path)? {
+        on_event(Event::Reject(Reject {
+            source: SourceRef {
+                file: file_name,
+                offset: Some(0),
+            },
+            record_id: None,
+            url: None,
+            stage: "warc".to_string(),
+            reason: "ARC format is not supported".to_string(),
+        }));
+        stats.rejected += 1;
+        return Ok(stats);
+    }
+    let file = File::open(path)?;
+    let reader = BufReader::with_capacity(1 << 20, file);
+    let options = ArchiveIteratorOptions {
+        stream_detect: true,
+        parse_http: false,
+        decode_http_payload: AutoDecode::None,
+        verify_digests: false,
+        quirks_mode: true,
+        max_header_len: MAX_HEADER_LEN,
+        inplace: false,
+    };
+    let ctx = Ctx {
+        file: &file_name,
+        opts,
+    };
+    for item in ArchiveIterator::with_options(reader, options) {
+        match item {
+            Ok(shared) => {
+                let mut record = shared.borrow_mut();
+                stats.records += 1;
+                let event = ctx.process(&mut record, &mut stats);
+                if let Some(event) = event {
+                    match &event {
+                        Event::Page(_) => stats.html += 1,
+                        Event::Feed { .. } => stats.feeds += 1,
+                        Event::Reject(_) => stats.rejected += 1,
+                    }
+                    on_event(event);
+                }
+            }
+            Err(e) => {
+                // fastwarc cannot resynchronise after a broken record header
+                // or a corrupt compressed stream: report and stop.
+                stats.rejected += 1;
+                on_event(Event::Reject(Reject {
+                    source: SourceRef {
+                        file: file_name.clone(),
+                        offset: None,
+                    },
+                    record_id: None,
+                    url: None,
+                    stage: "warc".to_string(),
+                    reason: format!("stopped reading after {} records: {e}", stats.records),
+                }));
+                break;
+            }
+        }
+    }
+    if stats.records == 0 && stats.rejected == 0 {
+        // Quirks mode skips junk looking for a WARC header: say so if none came.
+        stats.rejected += 1;
+        on_event(Event::Reject(Reject {
+            source: SourceRef {
+                file: file_name,
+                offset: Some(0),
+            },
+            record_id: None,
+            url: None,
+            stage: "warc".to_string(),
+            reason: "no WARC records found (not a WARC file, or empty)".to_string(),
+        }));
+    }
+    Ok(stats)
+}
+
+/// Whether the file is an ARC file (plain or gzipped): it starts with `filedesc://`.
+fn is_arc(path: &Path) -> std::io::Result<bool> {
+    let mut file = File::open(path)?;
+    let mut head = [0u8; 64];
+    let n = read_up_to(&mut file, &mut head)?;
+    let head = head.get(..n).unwrap_or_default();
+    if head.starts_with(b"filedesc://") {
+        return Ok(true);
+    }
+    if head.starts_with(&[0x1f, 0x8b]) {
+        // Decompress just the start of the first member (its header may
+        // carry a file name, so 64 compressed bytes are not always enough).
+        let file = File::open(path)?;
+        let mut dec = flate2::read::GzDecoder::new(file.take(64 << 10));
+        let mut plain = [0u8; 16];
+        // A short read or error is fine: only the first bytes matter.
+        let m = read_up_to(&mut dec, &mut plain).unwrap_or(0);
+        return Ok(plain
+            .get(..m)
+            .unwrap_or_default()
+            .starts_with(b"filedesc://"));
+    }
+    Ok(false)
+}
+
+/// Reads until `buf` is full or the reader ends (or fails after some bytes).
+fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(buf.get_mut(filled..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // Keep what was read before the error.
+            Err(_) if filled > 0 => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Per-file context.
+struct Ctx<'a> {
+    file: &'a str,
+    opts: &'a IngestOptions,
+}
+
+/// Identity of the record being processed, for events.
+struct RecordInfo {
+    source: SourceRef,
+    record_id: String,
+    url: String,
+}
+
+impl RecordInfo {
+    fn reject(&self, stage: &str, reason: impl Into<String>) -> Event {
+        Event::Reject(Reject {
+            source: self.source.clone(),
+            record_id: Some(self.record_id.clone()).filter(|r| !r.is_empty()),
+            url: Some(self.url.clone()).filter(|u| !u.is_empty()),
+            stage: stage.to_string(),
+            reason: reason.into(),
+        })
+    }
+}
+
+impl Ctx<'_> {
+    /// Turns one record into at most one event, updating the counters.
+    fn process(&self, record: &mut WarcRecord, stats: &mut WarcStats) -> Option<Event> {
+        let info = RecordInfo {
+            source: SourceRef {
+                file: self.file.to_string(),
+                offset: Some(record.stream_pos()),
+            },
+            record_id: record
+                .record_id()
+                .map(|r| r.trim().to_string())
+                .unwrap_or_default(),
+            url: record
+                .headers()
+                .get(WarcHeader::WarcTargetUri)
+                .map(|u| {
+                    u.trim()
+                        .trim_start_matches('<')
+                        .trim_end_matches('>')
+                        .to_string()
+                })
+                .unwrap_or_default(),
+        };
+        match record.record_type() {
+            WarcRecordType::Response => {
+                stats.responses += 1;
+                if record.is_http() {
+                    self.process_http(record, &info, stats)
+                } else {
+                    let ct = record
+                        .headers()
+                        .get(WarcHeader::ContentType)
+                        .map(|c| c.into_owned());
+                    self.process_payload(record, &info, ct.as_deref(), None, None, stats)
+                }
+            }
+            WarcRecordType::Resource => {
+                let ct = record
+                    .headers()
+                    .get(WarcHeader::ContentType)
+                    .map(|c| c.into_owned());
+                let is_html = ct.as_deref().is_some_and(|c| {
+                    matches!(
+                        http::media_type(c).as_str(),
+                        "text/html" | "application/xhtml+xml"
+                    )
+                });
+                if is_html {
+                    self.process_payload(record, &info, ct.as_deref(), None, None, stats)
+                } else {
+                    stats.skipped += 1;
+                    None
+                }
+            }
+            WarcRecordType::Revisit => {
+                stats.revisits += 1;
+                None
+            }
+            _ => {
+                stats.skipped += 1;
+                None
+            }
+        }
+    }
+
+    /// Parses the HTTP header block of a response, then handles its payload.
+    fn process_http(
+        &self,
+        record: &mut WarcRecord,
+        info: &RecordInfo,
+        stats: &mut WarcStats,
+    ) -> Option<Event> {
+        if let Err(e) = record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_LEN, true) {
+            return Some(info.reject("http", format!("cannot parse HTTP headers: {e}")));
+        }
+        let headers = record.http_headers();
+        let status = headers.and_then(|h| h.status_code());
+        let get = |name: &str| {
+            headers
+                .and_then(|h| h.get(name))
+                .map(|v| v.trim().to_string())
+        };
+        let content_type = get("Content-Type");
+        let transfer = get("Transfer-Encoding");
+        let coding = get("Content-Encoding");
+        if status.is_none() {
+            return Some(info.reject("http", "missing or malformed HTTP status line"));
+        }
+        self.process_payload(
+            record,
+            info,
+            content_type.as_deref(),
+            status,
+            Some((transfer, coding)),
+            stats,
+        )
+    }
+
+    /// Reads, decodes and classifies a payload, producing a page, feed or reject.
+    fn process_payload(
+        &self,
+        record: &mut WarcRecord,
+        info: &RecordInfo,
+        content_type: Option<&str>,
+        status: Option<u16>,
+        codings: Option<(Option<String>, Option<String>)>,
+        stats: &mut WarcStats,
+    ) -> Option<Event> {
+        if !http::may_be_wanted(content_type) {
+            stats.skipped += 1;
+            return None;
+        }
+        let expected = record.content_length();
+        let Some(reader) = record.reader_mut() else {
+            return Some(info.reject("warc", "record has no payload reader"));
+        };
+        let cap = self.opts.max_decoded_bytes;
+        let mut raw = Vec::new();
+        let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+        if let Err(e) = reader.take(limit).read_to_end(&mut raw) {
+            return Some(info.reject("warc", format!("cannot read record payload: {e}")));
+        }
+        if raw.len() > cap {
+            return Some(info.reject("warc", format!("record payload exceeds {cap} bytes")));
+        }
+        if (raw.len() as u64) < expected {
+            return Some(info.reject(
+                "warc",
+                format!(
+                    "truncated record: expected {expected} payload bytes, found {}",
+                    raw.len()
+                ),
+            ));
+        }
+        let (transfer, coding) = codings.unwrap_or_default();
+        let mut body = raw;
+        if transfer
+            .as_deref()
+            .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"))
+        {
+            // Wrong chunk framing: keep the raw body rather than lose the page.
+            if let Some(dechunked) = http::dechunk(&body) {
+                body = dechunked;
+            }
+        }
+        if let Some(coding) = coding.as_deref().filter(|c| !c.trim().is_empty()) {
+            match http::decode_content(&body, coding, cap) {
+                Ok(decoded) => body = decoded,
+                Err(DecodeError::ExceededCap) => {
+                    return Some(info.reject("http", "content decoding exceeded cap"));
+                }
+                // Archivers often store the decoded body but keep the
+                // Content-Encoding header: use the body as it is.
+                Err(_) if !http::looks_compressed(&body) => {}
+                Err(DecodeError::Unsupported(c)) => {
+                    return Some(info.reject("http", format!("unsupported content coding {c}")));
+                }
+                Err(DecodeError::Corrupt(e)) if e.contains("unexpected end of file") => {
+                    return Some(info.reject("http", format!("truncated {coding} content: {e}")));
+                }
+                Err(DecodeError::Corrupt(e)) => {
+                    return Some(info.reject("http", format!("content decoding failed: {e}")));
+                }
+            }
+        }
+        let kind = http::classify(content_type, &body);
+        if kind == PayloadKind::Other {
+            stats.skipped += 1;
+            return None;
+        }
+        if let Some(code) = status {
+            if !(200..400).contains(&code) {
+                return Some(info.reject("http", format!("HTTP status {code}")));
+            }
+        }
+        if body.iter().all(|b| b.is_ascii_whitespace()) {
+            // Typically a redirect without a body.
+            stats.skipped += 1;
+            return None;
+        }
+        if body.len() > self.opts.max_page_bytes {
+            return Some(info.reject(
+                "http",
+                format!(
+                    "decoded body of {} bytes exceeds max_page_bytes {}",
+                    body.len(),
+                    self.opts.max_page_bytes
+                ),
+            ));
+        }
+        match kind {
+            PayloadKind::Feed => match parse_feed(
+                &body,
+                Some(&info.url)
+                    .filter(|u| !u.is_empty())
+                    .map(|u| u.as_str()),
+            ) {
+                Ok(items) => Some(Event::Feed {
+                    source: info.source.clone(),
+                    url: info.url.clone(),
+                    items,
+                }),
+                Err(reason) => Some(info.reject("feed", reason)),
+            },
+            _ => {
+                let (html, charset) = decode_html(&body, content_type);
+                Some(Event::Page(PageRecord {
+                    url: info.url.clone(),
+                    record_id: info.record_id.clone(),
+                    source: info.source.clone(),
+                    status,
+                    charset: charset.to_string(),
+                    html,
+                }))
+            }
+        }
+    }
+}

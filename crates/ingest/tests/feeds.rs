@@ -1,0 +1,161 @@
+//! Feed parsing against the real feed fixtures and the corpus feeds.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use canopy_ingest::{normalize_url, parse_feed, read_feed_file};
+use common::{corpora, corpus_file, manifest};
+
+fn files_under(rel: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![corpus_file(rel)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("LICENSE"))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_fixture_parses_to_items_or_gives_a_reason() {
+    let mut files = files_under("feeds/feed-rs");
+    files.extend(files_under("feeds/trafilatura"));
+    assert!(files.len() >= 70, "found only {} feed files", files.len());
+    let mut ok = 0;
+    let mut failed = Vec::new();
+    for f in &files {
+        match read_feed_file(f) {
+            Ok(items) => {
+                eprintln!("{}: {} items", f.display(), items.len());
+                assert!(!items.is_empty(), "{}: Ok with zero items", f.display());
+                ok += 1;
+                for item in &items {
+                    assert!(
+                        !item.url.trim().is_empty(),
+                        "{}: empty item URL",
+                        f.display()
+                    );
+                    assert!(
+                        !item.title.contains('<') || !item.title.contains('>'),
+                        "{}: tags in title {:?}",
+                        f.display(),
+                        item.title
+                    );
+                }
+            }
+            Err(reject) => {
+                eprintln!("{}: rejected: {}", f.display(), reject.reason);
+                assert_eq!(reject.stage, "feed");
+                assert!(!reject.reason.is_empty());
+                assert_eq!(reject.source.file, f.display().to_string());
+                failed.push(f.clone());
+            }
+        }
+    }
+    // The invalid fixture must be rejected; the rest must mostly parse.
+    assert!(
+        failed
+            .iter()
+            .any(|f| f.ends_with("rss2/rss_2.0_invalid_1.xml")),
+        "the invalid RSS fixture should be rejected, rejected: {failed:?}"
+    );
+    assert_eq!(
+        ok + failed.len(),
+        files.len(),
+        "Ok always carries at least one item"
+    );
+    assert!(ok >= 60, "only {ok} feeds produced items");
+}
+
+#[test]
+fn relative_links_resolve_against_the_base_uri() {
+    let bytes = std::fs::read(corpus_file("feeds/feed-rs/atom/atom_relative.xml")).unwrap();
+    let items = parse_feed(&bytes, Some("https://example.com/blog/feed.xml")).unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].url, "https://example.com/blog/2003/12/13/atom03");
+    assert_eq!(items[0].title, "Atom-Powered Robots Run Amok");
+    assert_eq!(items[0].description, "Some text.");
+}
+
+#[test]
+fn descriptions_are_plain_text() {
+    // The RSS 2.0 relurl fixture has <em> markup in its first description.
+    let items = read_feed_file(&corpus_file("feeds/feed-rs/rss2/rss_2.0_relurl_1.xml")).unwrap();
+    let first = &items[0];
+    assert_eq!(
+        first.url,
+        "https://insanity.industries/post/pareto-optimal-compression/"
+    );
+    assert_eq!(first.title, "Pareto-optimal compression");
+    // feed-rs keeps only the text before the unescaped <em> child element.
+    assert!(
+        first
+            .description
+            .starts_with("Everyone wants good compression."),
+        "{:?}",
+        first.description
+    );
+    for item in &items {
+        assert!(!item.description.contains("<em>"));
+    }
+}
+
+#[test]
+fn non_utf8_feeds_decode() {
+    let items = read_feed_file(&corpus_file("feeds/feed-rs/rss1/rss_1.0_iso8859.xml")).unwrap();
+    assert!(!items.is_empty());
+    for item in &items {
+        assert!(!item.title.contains('\u{FFFD}') && !item.description.contains('\u{FFFD}'));
+    }
+}
+
+/// Every item of every big9 and dragnet feed links to a corpus page.
+#[test]
+fn corpus_feed_items_join_to_manifest_urls() {
+    for corpus in ["big9", "dragnet"] {
+        let urls: HashSet<String> = manifest(corpus)
+            .iter()
+            .map(|r| normalize_url(&r["url"]))
+            .collect();
+        let feeds = files_under(&format!("{corpus}/feeds"));
+        assert!(!feeds.is_empty(), "{corpus}: no feeds");
+        let mut items_seen = 0;
+        for f in &feeds {
+            let items =
+                read_feed_file(f).unwrap_or_else(|r| panic!("{}: {}", f.display(), r.reason));
+            assert!(!items.is_empty(), "{}: no items", f.display());
+            for item in items {
+                items_seen += 1;
+                assert!(
+                    urls.contains(&normalize_url(&item.url)),
+                    "{}: item {} matches no manifest URL",
+                    f.display(),
+                    item.url
+                );
+                assert!(
+                    !item.title.is_empty(),
+                    "{}: item {} has no title",
+                    f.display(),
+                    item.url
+                );
+            }
+        }
+        assert!(
+            items_seen >= manifest(corpus).len() / 2,
+            "{corpus}: only {items_seen} items"
+        );
+    }
+    let _ = corpora();
+}

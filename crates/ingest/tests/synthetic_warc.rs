@@ -1,0 +1,229 @@
+//! `read_warc` on small WARC files built by the test (in a temp directory):
+//! feeds inside WARCs, status handling, content/transfer coding and caps.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use canopy_ingest::{read_warc, Event, IngestOptions, WarcStats};
+use flate2::write::GzEncoder;
+use flate2::Compression;
+
+/// One WARC response record around an HTTP message.
+fn response(id: u32, uri: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
+    let mut http = http_head.replace('\n', "\r\n").into_bytes();
+    http.extend_from_slice(b"\r\n");
+    http.extend_from_slice(body);
+    let mut rec = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n\
+         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    rec.extend_from_slice(&http);
+    rec.extend_from_slice(b"\r\n\r\n");
+    rec
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// Writes the records as a `.warc.gz` with one gzip member per record and
+/// returns its path and each member's offset.
+fn write_warc(name: &str, records: &[Vec<u8>]) -> (PathBuf, Vec<u64>) {
+    let dir = std::env::temp_dir().join(format!("canopy-ingest-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let mut out = Vec::new();
+    let mut offsets = Vec::new();
+    for r in records {
+        offsets.push(out.len() as u64);
+        out.extend_from_slice(&gzip(r));
+    }
+    std::fs::write(&path, out).unwrap();
+    (path, offsets)
+}
+
+fn read(path: &Path, opts: &IngestOptions) -> (Vec<Event>, WarcStats) {
+    let mut events = Vec::new();
+    let stats = read_warc(path, opts, &mut |e| events.push(e)).unwrap();
+    (events, stats)
+}
+
+const PAGE: &str =
+    "<!DOCTYPE html><html><head><title>Grüße</title></head><body><p>Hallo Welt</p></body></html>";
+
+#[test]
+fn codings_statuses_feeds_and_offsets() {
+    let chunked_gz = {
+        let gz = gzip(PAGE.as_bytes());
+        let (a, b) = gz.split_at(10);
+        let mut c = format!("{:x}\r\n", a.len()).into_bytes();
+        c.extend_from_slice(a);
+        c.extend_from_slice(format!("\r\n{:x}\r\n", b.len()).as_bytes());
+        c.extend_from_slice(b);
+        c.extend_from_slice(b"\r\n0\r\n\r\n");
+        c
+    };
+    let rss = b"<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>t</title>\
+        <item><title>A &amp; B</title><link>/news/a.html</link><description>&lt;b&gt;Bold&lt;/b&gt; text</description></item>\
+        </channel></rss>";
+    let json_feed = br#"{"version": "https://jsonfeed.org/version/1.1", "title": "j",
+        "items": [{"id": "1", "url": "https://example.org/j/1", "title": "J one", "content_html": "<p>x</p>"}]}"#;
+    let records = vec![
+        response(1, "http://example.com/plain", "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n", PAGE.as_bytes()),
+        response(
+            2,
+            "http://example.com/chunked-gzip",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\nTransfer-Encoding: chunked\nContent-Encoding: gzip\n",
+            &chunked_gz,
+        ),
+        response(3, "http://example.com/missing", "HTTP/1.1 404 Not Found\nContent-Type: text/html\n", PAGE.as_bytes()),
+        response(4, "http://example.com/feed.xml", "HTTP/1.1 200 OK\nContent-Type: text/xml\n", rss),
+        response(5, "http://example.com/feed.json", "HTTP/1.1 200 OK\nContent-Type: application/json\n", json_feed),
+        response(6, "http://example.com/logo.png", "HTTP/1.1 200 OK\nContent-Type: image/png\n", b"\x89PNG...."),
+        response(7, "http://example.com/sniffed", "HTTP/1.1 200 OK\n", PAGE.as_bytes()),
+        response(8, "http://example.com/redirect", "HTTP/1.1 301 Moved\nLocation: /x\nContent-Type: text/html\n", b""),
+        response(9, "http://example.com/bad-feed", "HTTP/1.1 200 OK\nContent-Type: application/rss+xml\n", b"<rss><channel>"),
+    ];
+    let (path, offsets) = write_warc("mixed.warc.gz", &records);
+    let (events, stats) = read(&path, &IngestOptions::default());
+    assert_eq!(stats.records, 9);
+    assert_eq!(stats.responses, 9);
+    assert_eq!(stats.html, 3);
+    assert_eq!(stats.feeds, 2);
+    assert_eq!(stats.rejected, 2);
+    assert_eq!(stats.skipped, 2, "image and empty redirect");
+
+    let mut pages = 0;
+    for e in &events {
+        match e {
+            Event::Page(p) => {
+                pages += 1;
+                assert_eq!(p.html, PAGE, "{}", p.url);
+                assert_eq!(p.charset, "UTF-8");
+                assert_eq!(p.status, Some(200));
+                let idx: usize = p
+                    .record_id
+                    .trim_end_matches('>')
+                    .rsplit('-')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert_eq!(
+                    p.source.offset,
+                    Some(offsets[idx - 1]),
+                    "offset of {}",
+                    p.url
+                );
+            }
+            Event::Feed { url, items, source } => {
+                assert!(source.offset.is_some());
+                if url.ends_with(".xml") {
+                    assert_eq!(items.len(), 1);
+                    assert_eq!(items[0].url, "http://example.com/news/a.html");
+                    assert_eq!(items[0].title, "A & B");
+                    assert_eq!(items[0].description, "Bold text");
+                } else {
+                    assert_eq!(items[0].url, "https://example.org/j/1");
+                    assert_eq!(items[0].description, "x");
+                }
+            }
+            Event::Reject(r) => {
+                if r.url.as_deref() == Some("http://example.com/missing") {
+                    assert_eq!(r.stage, "http");
+                    assert_eq!(r.reason, "HTTP status 404");
+                    assert_eq!(
+                        r.record_id.as_deref(),
+                        Some("<urn:uuid:00000000-0000-0000-0000-000000000003>")
+                    );
+                    assert_eq!(r.source.offset, Some(offsets[2]));
+                } else {
+                    assert_eq!(r.url.as_deref(), Some("http://example.com/bad-feed"));
+                    assert_eq!(r.stage, "feed");
+                }
+            }
+        }
+    }
+    assert_eq!(pages, 3);
+}
+
+#[test]
+fn gzip_bomb_is_rejected_at_the_cap() {
+    let bomb = gzip(&vec![b' '; 8 << 20]);
+    let records = vec![
+        response(
+            1,
+            "http://example.com/bomb",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip\n",
+            &bomb,
+        ),
+        response(
+            2,
+            "http://example.com/after",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            PAGE.as_bytes(),
+        ),
+    ];
+    let (path, _) = write_warc("bomb.warc.gz", &records);
+    let opts = IngestOptions {
+        max_decoded_bytes: 1 << 20,
+        ..IngestOptions::default()
+    };
+    let (events, stats) = read(&path, &opts);
+    assert_eq!(stats.rejected, 1);
+    assert_eq!(stats.html, 1, "the record after the bomb is still read");
+    match &events[0] {
+        Event::Reject(r) => assert_eq!(r.reason, "content decoding exceeded cap"),
+        other => panic!("expected a reject, got {other:?}"),
+    }
+}
+
+#[test]
+fn single_gzip_member_for_whole_file_works() {
+    let records = [
+        response(
+            1,
+            "http://example.com/a",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            PAGE.as_bytes(),
+        ),
+        response(
+            2,
+            "http://example.com/b",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            PAGE.as_bytes(),
+        ),
+    ];
+    let (path, _) = write_warc("single-member.warc.gz", &[records.concat()]);
+    let (events, stats) = read(&path, &IngestOptions::default());
+    assert_eq!(stats.html, 2);
+    assert_eq!(events.len(), 2);
+}
+
+#[test]
+fn a_file_without_warc_records_gives_one_reject() {
+    let dir = std::env::temp_dir().join(format!("canopy-ingest-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in [
+        ("garbage.warc", b"this is not\na WARC file\n".to_vec()),
+        ("empty.warc", Vec::new()),
+        ("garbage.warc.gz", gzip(b"<html>nope</html>")),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (events, stats) = read(&path, &IngestOptions::default());
+        assert_eq!(stats.records, 0, "{name}");
+        assert_eq!(events.len(), 1, "{name}");
+        match &events[0] {
+            Event::Reject(r) => {
+                assert!(r.reason.contains("no WARC records"), "{name}: {}", r.reason)
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! `read_warc` and `decode_html` against the real corpora in ../shared/corpora.
+
+mod common;
+
+use std::collections::HashMap;
+
+use canopy_ingest::{decode_html, read_warc, Event, IngestOptions, PageRecord, Reject};
+use common::{corpus_file, manifest, read_all};
+
+fn pages(events: &[Event]) -> Vec<&PageRecord> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Page(p) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rejects(events: &[Event]) -> Vec<&Reject> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Reject(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Every manifest record appears exactly once as a page, with its URL.
+fn check_corpus_pages(corpus: &str, expected: usize) {
+    let (events, stats) = read_all(&format!("{corpus}/{corpus}.warc.gz"));
+    let pages = pages(&events);
+    assert_eq!(pages.len(), expected, "{corpus}: page count");
+    assert_eq!(stats.html as usize, expected);
+    assert!(
+        rejects(&events).is_empty(),
+        "{corpus}: unexpected rejects {:?}",
+        rejects(&events)
+    );
+    assert!(
+        stats.skipped > 0,
+        "{corpus}: requests and non-HTML responses are skipped"
+    );
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    for p in &pages {
+        *by_id.entry(p.record_id.as_str()).or_default() += 1;
+        assert!(p.record_id.starts_with('<') && p.record_id.ends_with('>'));
+        assert_eq!(p.status, Some(200));
+    }
+    let rows = manifest(corpus);
+    assert_eq!(rows.len(), expected);
+    for row in &rows {
+        assert_eq!(
+            by_id.get(row["record_id"].as_str()),
+            Some(&1),
+            "{corpus}: record {} once",
+            row["record_id"]
+        );
+    }
+    let urls: HashMap<&str, &str> = pages
+        .iter()
+        .map(|p| (p.record_id.as_str(), p.url.as_str()))
+        .collect();
+    for row in &rows {
+        assert_eq!(
+            urls[row["record_id"].as_str()],
+            row["url"],
+            "{corpus}: URL of {}",
+            row["id"]
+        );
+    }
+}
+
+#[test]
+fn big9_has_exactly_200_pages_one_per_manifest_record() {
+    check_corpus_pages("big9", 200);
+}
+
+#[test]
+fn dragnet_has_exactly_732_pages_one_per_manifest_record() {
+    check_corpus_pages("dragnet", 732);
+}
+
+#[test]
+fn gzip_offsets_point_at_member_starts() {
+    let path = corpus_file("big9/big9.warc.gz");
+    let bytes = std::fs::read(&path).unwrap();
+    let (events, _) = read_all("big9/big9.warc.gz");
+    let mut last = None;
+    for p in pages(&events) {
+        let off = p.source.offset.expect("offset") as usize;
+        assert_eq!(
+            bytes.get(off..off + 3),
+            Some(&[0x1f, 0x8b, 0x08][..]),
+            "gzip member at {off}"
+        );
+        assert!(last.is_none_or(|l| l < off), "offsets increase");
+        last = Some(off);
+        assert!(p.source.file.ends_with("big9.warc.gz"));
+    }
+    // Uncompressed WARC: offsets point at "WARC/".
+    let path = corpus_file("warc/resiliparse/warcfile.warc");
+    let bytes = std::fs::read(&path).unwrap();
+    let (events, _) = read_all("warc/resiliparse/warcfile.warc");
+    let pages = pages(&events);
+    assert!(!pages.is_empty());
+    for p in pages {
+        let off = p.source.offset.expect("offset") as usize;
+        assert_eq!(
+            bytes.get(off..off + 5),
+            Some(&b"WARC/"[..]),
+            "record start at {off}"
+        );
+    }
+}
+
+#[test]
+fn warc_pages_equal_decoded_corpus_html() {
+    for corpus in ["big9", "dragnet"] {
+        let (events, _) = read_all(&format!("{corpus}/{corpus}.warc.gz"));
+        let by_id: HashMap<&str, &PageRecord> = pages(&events)
+            .into_iter()
+            .map(|p| (p.record_id.as_str(), p))
+            .collect();
+        let rows = manifest(corpus);
+        for row in rows.iter().step_by(23) {
+            let raw = std::fs::read(corpus_file(&format!("{corpus}/{}", row["html"]))).unwrap();
+            let (text, charset) = decode_html(&raw, None);
+            let page = by_id[row["record_id"].as_str()];
+            assert_eq!(
+                squash(&text),
+                squash(&page.html),
+                "{}: WARC page differs from html file",
+                row["id"]
+            );
+            assert_eq!(charset, page.charset, "{}", row["id"]);
+        }
+    }
+}
+
+/// Corpus pages whose bytes are not valid UTF-8 decode without U+FFFD and
+/// contain their gold title's words.
+#[test]
+fn non_utf8_pages_decode_cleanly_and_contain_gold_title() {
+    let mut checked = 0;
+    let mut legacy = 0;
+    for corpus in ["big9", "dragnet"] {
+        for row in manifest(corpus) {
+            let raw = std::fs::read(corpus_file(&format!("{corpus}/{}", row["html"]))).unwrap();
+            if std::str::from_utf8(&raw).is_ok() {
+                continue;
+            }
+            checked += 1;
+            let (text, charset) = decode_html(&raw, None);
+            eprintln!("{} {charset}", row["id"]);
+            legacy += usize::from(charset != "UTF-8");
+            assert!(
+                !text.contains('\u{FFFD}'),
+                "{}: replacement characters with {charset}",
+                row["id"]
+            );
+            let gold =
+                std::fs::read_to_string(corpus_file(&format!("{corpus}/{}", row["gold"]))).unwrap();
+            let title = gold.lines().next().unwrap_or_default();
+            let lower = text.to_lowercase();
+            let words: Vec<String> = title
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.len() >= 3)
+                .map(str::to_lowercase)
+                .collect();
+            assert!(!words.is_empty(), "{}: gold title has words", row["id"]);
+            let found = words.iter().filter(|w| lower.contains(w.as_str())).count();
+            assert!(
+                found * 10 >= words.len() * 9,
+                "{}: only {found}/{} title words of {title:?} found ({charset})",
+                row["id"],
+                words.len()
+            );
+        }
+    }
+    assert!(
+        checked >= 8,
+        "expected several non-UTF-8 corpus pages, found {checked}"
+    );
+    assert!(
+        legacy >= 4,
+        "expected several pages decoded with a legacy charset, found {legacy}"
+    );
+}
+
+#[test]
+fn clueweb_quirk_file_yields_29_japanese_pages() {
+    let (events, stats) = read_all("warc/resiliparse/clueweb-quirk.warc.gz");
+    let pages = pages(&events);
+    assert_eq!(pages.len(), 29);
+    assert_eq!(stats.responses, 29);
+    for p in pages {
+        assert!(p.url.starts_with("http://www.uraharajuku.st/"), "{}", p.url);
+        assert_eq!(p.charset, "EUC-JP");
+        let cjk = p
+            .html
+            .chars()
+            .filter(|c| matches!(*c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF))
+            .count();
+        let bad = p.html.chars().filter(|&c| c == '\u{FFFD}').count();
+        assert!(cjk > 100, "{}: only {cjk} CJK characters", p.record_id);
+        assert!(
+            bad * 10 < cjk,
+            "{}: {bad} replacement characters vs {cjk} CJK",
+            p.record_id
+        );
+    }
+}
+
+#[test]
+fn truncated_record_is_rejected_and_earlier_records_kept() {
+    let (events, stats) = read_all("warc/warcio/example-trunc.warc");
+    // Two warcinfo records, the broken response and the request after it.
+    assert_eq!(stats.records, 4);
+    let rejects = rejects(&events);
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    let r = rejects[0];
+    assert_eq!(
+        r.record_id.as_deref(),
+        Some("<urn:uuid:a9c51e3e-0221-11e7-bf66-0242ac120005>")
+    );
+    assert!(r.reason.contains("truncated"), "{}", r.reason);
+    assert_eq!(r.url.as_deref(), Some("http://example.com/"));
+    assert!(r.source.offset.is_some_and(|o| o > 0));
+
+    // A gzip file cut off in the middle of its first record.
+    let (events, _) = read_all("warc/resiliparse/clipped.warc.gz");
+    let rejects = crate::rejects(&events);
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    assert!(
+        rejects[0].reason.contains("truncated"),
+        "{}",
+        rejects[0].reason
+    );
+}
+
+#[test]
+fn wrong_chunk_sizes_still_produce_the_page() {
+    let (events, _) = read_all("warc/warcio/example-wrong-chunks.warc.gz");
+    let pages = pages(&events);
+    assert_eq!(pages.len(), 1);
+    assert!(
+        pages[0].html.contains("Example Domain"),
+        "{}",
+        &pages[0].html
+    );
+}
+
+#[test]
+fn chunked_bodies_are_dechunked() {
+    let (events, _) = read_all("warc/warcio/example-iana.org-chunked.warc");
+    let pages = pages(&events);
+    assert_eq!(pages.len(), 1);
+    let html = &pages[0].html;
+    let start = html.trim_start();
+    assert!(
+        start.to_ascii_lowercase().starts_with("<!doctype html"),
+        "{:?}",
+        start.get(..40)
+    );
+    assert!(
+        html.trim_end().ends_with("</html>"),
+        "chunk framing left at the end"
+    );
+}
+
+#[test]
+fn revisits_are_counted() {
+    let (events, stats) = read_all("warc/pywb/dupes.warc.gz");
+    assert_eq!(stats.revisits, 9);
+    assert_eq!(stats.records, 25);
+    assert!(rejects(&events).is_empty());
+    let (_, iana) = read_all("warc/pywb/iana.warc.gz");
+    assert_eq!(iana.revisits, 123);
+}
+
+#[test]
+fn html_resource_records_are_pages() {
+    let (events, _) = read_all("warc/warcio/example-resource.warc.gz");
+    let pages = pages(&events);
+    assert_eq!(pages.len(), 1);
+    assert_eq!(pages[0].status, None);
+}
+
+#[test]
+fn common_crawl_extract_reads_all_responses() {
+    for f in [
+        "warc/resiliparse/warcfile.warc",
+        "warc/resiliparse/warcfile.warc.gz",
+    ] {
+        let (events, stats) = read_all(f);
+        assert_eq!(stats.records, 50, "{f}");
+        assert_eq!(stats.responses, 16, "{f}");
+        assert_eq!(
+            pages(&events).len() as u64 + stats.rejected,
+            16,
+            "{f}: every response is a page or a reject"
+        );
+        assert!(pages(&events).len() >= 14, "{f}");
+    }
+}
+
+#[test]
+fn arc_files_are_rejected_as_a_whole() {
+    let (events, stats) = read_all("warc/warcio/example.arc.gz");
+    assert_eq!(events.len(), 1);
+    assert_eq!(stats.rejected, 1);
+    let r = &rejects(&events)[0];
+    assert_eq!(r.stage, "warc");
+    assert!(r.reason.contains("ARC format is not supported"));
+}
+
+#[test]
+fn missing_file_is_an_error() {
+    let path = std::path::Path::new("/nonexistent/canopy/no.warc.gz");
+    let result = read_warc(path, &IngestOptions::default(), &mut |_| {});
+    assert!(result.is_err());
+}
+
+#[test]
+fn page_size_limit_rejects_large_pages() {
+    let path = corpus_file("big9/years/2017.warc.gz");
+    let opts = IngestOptions {
+        max_page_bytes: 50_000,
+        ..IngestOptions::default()
+    };
+    let mut events = Vec::new();
+    let stats = read_warc(&path, &opts, &mut |e| events.push(e)).unwrap();
+    assert!(stats.rejected > 0);
+    assert_eq!(stats.html + stats.rejected, 50);
+    for r in rejects(&events) {
+        assert_eq!(r.stage, "http");
+        assert!(r.reason.contains("max_page_bytes"), "{}", r.reason);
+        assert!(r.record_id.is_some() && r.source.offset.is_some());
+    }
+}
+
+#[test]
+fn every_small_test_warc_is_read_without_error() {
+    let dir = corpus_file("warc");
+    let mut n = 0;
+    for sub in std::fs::read_dir(&dir).unwrap() {
+        let sub = sub.unwrap().path();
+        if !sub.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&sub).unwrap() {
+            let f = f.unwrap().path();
+            let name = f.to_string_lossy().to_string();
+            if !(name.ends_with(".warc") || name.ends_with(".gz")) {
+                continue;
+            }
+            n += 1;
+            let mut events = Vec::new();
+            let stats = read_warc(&f, &IngestOptions::default(), &mut |e| events.push(e)).unwrap();
+            assert_eq!(stats.rejected as usize, rejects(&events).len(), "{name}");
+            assert!(
+                stats.records > 0 || stats.rejected > 0,
+                "{name}: nothing read and nothing rejected"
+            );
+        }
+    }
+    assert!(n >= 17, "found only {n} WARC files");
+}

@@ -1,0 +1,87 @@
+//! tf-idf weights and the top-k terms of each page.
+
+use std::cmp::Ordering;
+
+use crate::analyzer::{Analyzer, TermId};
+
+/// For each page (its bag of terms), the top `k` terms by tf-idf computed
+/// over `pages`, best first, with their weights.
+///
+/// `tf(t, p) = count(t, p) / |p|`, `idf(t) = ln((1 + n) / (1 + df(t))) + 1`,
+/// weight `tf * idf` (see the crate documentation). Equal weights are ordered
+/// by the term's string, ascending, so the result is the same whatever the
+/// order in which `analyzer` gave out ids. A page with fewer than `k`
+/// distinct terms gets all of them; an empty page gets none.
+///
+/// # Panics
+///
+/// If a page holds a [`TermId`] that `analyzer` did not give out.
+pub fn top_k_tfidf(pages: &[&[TermId]], analyzer: &Analyzer, k: usize) -> Vec<Vec<(TermId, f64)>> {
+    // Each page's (term, count), sorted by term id.
+    let counts: Vec<Vec<(TermId, u32)>> = pages.iter().map(|page| count_terms(page)).collect();
+
+    let mut df = vec![0u32; analyzer.num_terms()];
+    for page in &counts {
+        for &(term, _) in page {
+            df[term.0 as usize] += 1;
+        }
+    }
+
+    let n = pages.len() as f64;
+    counts
+        .iter()
+        .zip(pages)
+        .map(|(page, terms)| {
+            let len = terms.len() as f64;
+            let mut weighted: Vec<(TermId, f64)> = page
+                .iter()
+                .map(|&(term, count)| {
+                    let tf = f64::from(count) / len;
+                    let idf = ((1.0 + n) / (1.0 + f64::from(df[term.0 as usize]))).ln() + 1.0;
+                    (term, tf * idf)
+                })
+                .collect();
+            let by_rank = |a: &(TermId, f64), b: &(TermId, f64)| -> Ordering {
+                b.1.total_cmp(&a.1)
+                    .then_with(|| analyzer.term(a.0).cmp(analyzer.term(b.0)))
+            };
+            if weighted.len() > k {
+                if k > 0 {
+                    weighted.select_nth_unstable_by(k - 1, by_rank);
+                }
+                weighted.truncate(k);
+            }
+            weighted.sort_unstable_by(by_rank);
+            weighted
+        })
+        .collect()
+}
+
+/// The distinct terms of a page with their counts, by ascending id.
+fn count_terms(terms: &[TermId]) -> Vec<(TermId, u32)> {
+    let mut sorted = terms.to_vec();
+    sorted.sort_unstable();
+    let mut counts: Vec<(TermId, u32)> = Vec::new();
+    for term in sorted {
+        match counts.last_mut() {
+            Some((last, count)) if *last == term => *count += 1,
+            _ => counts.push((term, 1)),
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        let t = |i| TermId(i);
+        assert_eq!(
+            count_terms(&[t(3), t(1), t(3), t(0), t(3)]),
+            [(t(0), 1), (t(1), 1), (t(3), 3)]
+        );
+        assert!(count_terms(&[]).is_empty());
+    }
+}

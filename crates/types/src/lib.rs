@@ -1,0 +1,96 @@
+//! The records that flow between Canopy's stages.
+//!
+//! Every stage crate depends on this one instead of on its neighbours, so the
+//! contract between stages lives in one small place:
+//!
+//! - ingest produces [`PageRecord`]s, [`FeedItem`]s and [`Reject`]s;
+//! - cluster, signifiers, forest and extract consume pages and produce
+//!   [`Article`]s and [`WrapperRecord`]s;
+//! - output writes them.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a record came from, for error reports and provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SourceRef {
+    /// The input file, as given on the command line.
+    pub file: String,
+    /// Byte offset of the record in the file (compressed offset for `.gz`).
+    pub offset: Option<u64>,
+}
+
+/// One HTML page, decoded to UTF-8, ready for the DOM builder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// `WARC-Target-URI` of the response (or the file path for bare HTML).
+    pub url: String,
+    /// `WARC-Record-ID` of the response record, angle brackets included.
+    pub record_id: String,
+    /// Where the record was read.
+    pub source: SourceRef,
+    /// HTTP status code, when the record carried an HTTP response.
+    pub status: Option<u16>,
+    /// The charset the body was decoded with (an encoding_rs name).
+    pub charset: String,
+    /// The page, decoded to UTF-8.
+    pub html: String,
+}
+
+/// One item of a web feed (RSS, Atom or JSON Feed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedItem {
+    /// The item's link, resolved against the feed's base URI.
+    pub url: String,
+    /// The item's title, as plain text.
+    pub title: String,
+    /// The item's description or summary, as plain text (HTML removed).
+    pub description: String,
+}
+
+/// A record, page or feed that could not be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reject {
+    /// Where it was read.
+    pub source: SourceRef,
+    /// `WARC-Record-ID`, when known.
+    pub record_id: Option<String>,
+    /// Target URL, when known.
+    pub url: Option<String>,
+    /// The stage that rejected it: `warc`, `http`, `charset`, `feed`, `dom`, `extract`.
+    pub stage: String,
+    /// A short human-readable reason.
+    pub reason: String,
+}
+
+/// The extracted article of one page: one line of `articles.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Article {
+    pub url: String,
+    pub record_id: String,
+    pub site: String,
+    pub cluster: String,
+    /// `forest`, `forest-feeds`, or the name of the method that served the page.
+    pub method: String,
+    /// The portable XPath that selected the article, or `None` for page-level methods.
+    pub wrapper: Option<String>,
+    pub title: String,
+    pub text: String,
+    pub lang: String,
+}
+
+/// A learned wrapper: one line of `wrappers.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WrapperRecord {
+    pub site: String,
+    pub cluster: String,
+    /// The paper's form, with `dfs` positions.
+    pub xpath: String,
+    /// A form without `dfs` that any XPath 1.0 engine evaluates on the raw page
+    /// (`None` for the paper's `dfs`-typed patterns, which have none).
+    pub xpath_portable: Option<String>,
+    pub relevance: f64,
+    pub pages: usize,
+    pub matched: usize,
+    /// `tfidf` or `feeds`.
+    pub signifiers: String,
+}

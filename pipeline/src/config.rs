@@ -1,0 +1,137 @@
+//! Settings: `configs/default.toml`, compiled in, overlaid by `--config FILE`
+//! and then by command-line flags.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Deserialize;
+
+/// The defaults shipped in `configs/default.toml`.
+pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub ingest: IngestConfig,
+    pub dom: DomConfig,
+    pub cluster: ClusterConfig,
+    pub signifiers: SignifiersConfig,
+    pub forest: ForestConfig,
+    pub extract: ExtractConfig,
+    pub run: RunConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IngestConfig {
+    pub max_page_bytes: usize,
+    pub max_decoded_bytes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomConfig {
+    pub max_depth: u32,
+    pub max_bytes: usize,
+    pub drop_id_class: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    pub template_threshold: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SignifierSource {
+    Tfidf,
+    Feeds,
+}
+
+impl SignifierSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            SignifierSource::Tfidf => "tfidf",
+            SignifierSource::Feeds => "feeds",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignifiersConfig {
+    pub source: SignifierSource,
+    pub top_k: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForestConfig {
+    pub measure: canopy_forest::Measure,
+    pub untyped: canopy_forest::Untyped,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractConfig {
+    pub fallback: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub threads: usize,
+}
+
+impl Config {
+    /// The defaults, overlaid with `file` if given: keys missing from the
+    /// file keep their default.
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Config> {
+        let mut value: toml::Table = DEFAULT_TOML.parse().context("built-in defaults")?;
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read config {}", path.display()))?;
+            let overlay: toml::Table = text
+                .parse()
+                .with_context(|| format!("invalid TOML in {}", path.display()))?;
+            merge(&mut value, overlay);
+        }
+        let config: Config = toml::Value::Table(value)
+            .try_into()
+            .context("invalid configuration")?;
+        if config.signifiers.top_k == 0 || config.signifiers.top_k > 64 {
+            anyhow::bail!("signifiers.top_k must be between 1 and 64");
+        }
+        Ok(config)
+    }
+}
+
+fn merge(base: &mut toml::Table, overlay: toml::Table) {
+    for (key, value) in overlay {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(key, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse_and_overlay_merges_and_typos_fail() {
+        let c = Config::load(None).unwrap();
+        assert_eq!(c.signifiers.top_k, 10);
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.toml");
+        std::fs::write(&f, "[signifiers]\ntop_k = 5\n").unwrap();
+        let c = Config::load(Some(&f)).unwrap();
+        assert_eq!((c.signifiers.top_k, c.dom.max_depth), (5, 512));
+        std::fs::write(&f, "[signifiers]\ntop_kk = 5\n").unwrap();
+        assert!(Config::load(Some(&f)).is_err());
+    }
+}

@@ -1,0 +1,155 @@
+//! The `canopy` command: WARC files and feeds in, articles and per-site
+//! XPath wrappers out. The work happens in the `crates/`; this binary reads
+//! the settings, runs the stages in order and reports.
+//!
+//! Exit codes: 0 all records used, 1 done but some records were rejected
+//! (see `rejects.jsonl`), 2 bad usage or an unusable output directory.
+
+mod config;
+mod method;
+mod run;
+mod site;
+mod title;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, SignifierSource};
+use crate::method::Method;
+
+#[derive(Parser)]
+#[command(
+    name = "canopy",
+    version,
+    about = "Clean articles and per-site XPath wrappers from web crawls"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Extract the articles of WARC files (and feeds), learning a wrapper per template.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// WARC files (.warc, .warc.gz), feed files (.rss, .atom, .xml, .json) or folders of them.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Where signifiers come from (default: the config's, "tfidf").
+    #[arg(long, value_enum)]
+    signifiers: Option<SignifierSource>,
+    /// Signifiers kept per page (default 10).
+    #[arg(long)]
+    top_k: Option<usize>,
+    /// Extraction method: forest, forest-feeds, coverage, wlr, cnr, wnr, clr.
+    #[arg(long, default_value = "forest")]
+    method: Method,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Settings file overlaid on configs/default.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// Resolves the settings from the config file and the flags.
+fn settings(args: &RunArgs) -> anyhow::Result<(Config, Method)> {
+    let mut config = Config::load(args.config.as_deref())?;
+    if let Some(s) = args.signifiers {
+        config.signifiers.source = s;
+    }
+    if let Some(k) = args.top_k {
+        anyhow::ensure!((1..=64).contains(&k), "--top-k must be between 1 and 64");
+        config.signifiers.top_k = k;
+    }
+    if let Some(t) = args.threads {
+        config.run.threads = t;
+    }
+    let method = match (args.method, config.signifiers.source) {
+        (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
+        (m, _) => m,
+    };
+    Ok((config, method))
+}
+
+/// Checks early that the output folder can be written, so a bad path fails
+/// before hours of work rather than after.
+fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    tempfile::tempfile_in(dir)?;
+    Ok(())
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let (config, method) = match settings(&args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = check_out_dir(&args.out) {
+        eprintln!(
+            "canopy: output folder {} is not writable: {e}",
+            args.out.display()
+        );
+        return ExitCode::from(2);
+    }
+    if let Err(e) = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.run.threads)
+        .build_global()
+    {
+        eprintln!("canopy: cannot start threads: {e}");
+        return ExitCode::from(2);
+    }
+    match run::run_all(&args.inputs, Some(&args.out), &config, method) {
+        Ok((ingested, out, seconds)) => {
+            let fallback = out.articles.iter().filter(|a| a.wrapper.is_none()).count();
+            eprintln!(
+                "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
+                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected",
+                out.articles.len(),
+                ingested.bytes as f64 / 1e6,
+                out.articles.len() as f64 / seconds.max(1e-9),
+                out.summary.len(),
+                out.wrappers.len(),
+                out.articles.len() - fallback,
+                fallback,
+                ingested.revisits,
+                ingested.skipped,
+                out.rejects.len(),
+            );
+            if out.rejects.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run(args),
+    }
+}

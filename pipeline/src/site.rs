@@ -1,0 +1,365 @@
+//! One site, start to end: parse its pages, group them by template, learn
+//! a wrapper per template, extract every page's article.
+//!
+//! Sites are independent, so `run` hands them to rayon; everything here
+//! runs on one thread, which also keeps each DOM on the thread that built it.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use canopy_cluster::{group_templates, Signature};
+use canopy_dom::{Document, DomOptions, NodeId};
+use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
+use canopy_output::SummaryRow;
+use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
+use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
+
+use crate::config::{Config, SignifierSource};
+use crate::method::{Method, PageMethod};
+use crate::title::clean_title;
+
+/// Everything one site contributes to the outputs.
+#[derive(Default)]
+pub struct SiteOutput {
+    pub articles: Vec<Article>,
+    pub wrappers: Vec<WrapperRecord>,
+    pub summary: Vec<SummaryRow>,
+}
+
+/// A parsed page with what every method needs.
+struct Page<'a> {
+    record: &'a PageRecord,
+    doc: Document,
+    lang: Language,
+    feed: Option<&'a FeedItem>,
+}
+
+/// The settings a site run needs, resolved once.
+pub struct SiteSettings {
+    pub method: Method,
+    pub fallback: PageMethod,
+    pub dom: DomOptions,
+    pub forest: ForestOptions,
+    pub template_threshold: f64,
+    pub top_k: usize,
+    pub signifiers: SignifierSource,
+}
+
+impl SiteSettings {
+    pub fn new(config: &Config, method: Method) -> anyhow::Result<SiteSettings> {
+        let fallback: PageMethod = config
+            .extract
+            .fallback
+            .parse()
+            .map_err(|e| anyhow::anyhow!("extract.fallback: {e}"))?;
+        let (signifiers, measure) = match method {
+            Method::ForestFeeds => (SignifierSource::Feeds, canopy_forest::Measure::Forest),
+            Method::Coverage => (config.signifiers.source, canopy_forest::Measure::Coverage),
+            Method::Forest => (config.signifiers.source, config.forest.measure),
+            Method::Page(_) => (config.signifiers.source, config.forest.measure),
+        };
+        Ok(SiteSettings {
+            method,
+            fallback,
+            dom: DomOptions {
+                max_depth: config.dom.max_depth,
+                max_bytes: config.dom.max_bytes,
+                drop_id_class: config
+                    .dom
+                    .drop_id_class
+                    .iter()
+                    .map(|s| s.to_lowercase())
+                    .collect(),
+            },
+            forest: ForestOptions {
+                measure,
+                untyped: config.forest.untyped,
+            },
+            template_threshold: config.cluster.template_threshold,
+            top_k: config.signifiers.top_k,
+            signifiers,
+        })
+    }
+
+    /// The name written in `method` for pages a wrapper served.
+    fn wrapper_method_name(&self) -> &'static str {
+        match (self.method, self.signifiers) {
+            (Method::Coverage, _) => "coverage",
+            (_, SignifierSource::Feeds) => "forest-feeds",
+            _ => "forest",
+        }
+    }
+}
+
+/// Processes the pages of one site (sorted by URL by the caller).
+pub fn process_site(
+    site: &str,
+    records: &[&PageRecord],
+    feeds: &HashMap<String, FeedItem>,
+    settings: &SiteSettings,
+) -> SiteOutput {
+    let pages: Vec<Page<'_>> = records
+        .iter()
+        .map(|record| {
+            let doc = Document::parse(&record.html, &settings.dom);
+            let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
+            let lang = detect_language(doc.lang(), &sample);
+            let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
+            Page {
+                record,
+                doc,
+                lang,
+                feed,
+            }
+        })
+        .collect();
+
+    let mut out = SiteOutput::default();
+    if let Method::Page(method) = settings.method {
+        let start = Instant::now();
+        for page in &pages {
+            out.articles.push(page_level_article(
+                site,
+                &format!("{site}/page"),
+                page,
+                method,
+                &[],
+            ));
+        }
+        out.summary.push(SummaryRow {
+            site: site.to_string(),
+            cluster: format!("{site}/page"),
+            pages: pages.len(),
+            wrapper_matches: 0,
+            fallbacks: pages.len(),
+            millis: start.elapsed().as_millis() as u64,
+        });
+        return out;
+    }
+
+    let signatures: Vec<Signature> = pages.iter().map(|p| Signature::of(&p.doc)).collect();
+    let labels = group_templates(&signatures, settings.template_threshold);
+    let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
+    for g in 0..groups {
+        let members: Vec<&Page<'_>> = pages
+            .iter()
+            .zip(&labels)
+            .filter(|(_, &l)| l == g)
+            .map(|(p, _)| p)
+            .collect();
+        let cluster = format!("{site}/{g}");
+        process_cluster(site, &cluster, &members, settings, &mut out);
+    }
+    out
+}
+
+/// Learns the cluster's wrapper (two pages or more) and extracts its pages.
+fn process_cluster(
+    site: &str,
+    cluster: &str,
+    pages: &[&Page<'_>],
+    settings: &SiteSettings,
+    out: &mut SiteOutput,
+) {
+    let start = Instant::now();
+    let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
+    let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
+    let wrapper = if pages.len() >= 2 {
+        learn(pages, settings)
+    } else {
+        None
+    };
+
+    let mut matched = 0;
+    let mut fallbacks = 0;
+    for page in pages {
+        let nodes = wrapper
+            .as_ref()
+            .map(|w| w.apply(&page.doc))
+            .unwrap_or_default();
+        let text = join_text(&page.doc, &nodes);
+        let article = if text.is_empty() {
+            fallbacks += 1;
+            page_level_article(site, cluster, page, settings.fallback, &titles)
+        } else {
+            matched += 1;
+            let title = article_title(page, site, &titles);
+            Article {
+                url: page.record.url.clone(),
+                record_id: page.record.record_id.clone(),
+                site: site.to_string(),
+                cluster: cluster.to_string(),
+                method: settings.wrapper_method_name().to_string(),
+                wrapper: wrapper.as_ref().and_then(Wrapper::xpath_portable),
+                text: with_title(&title, &text),
+                title,
+                lang: page.lang.code().to_string(),
+            }
+        };
+        out.articles.push(article);
+    }
+    if let Some(w) = &wrapper {
+        out.wrappers.push(WrapperRecord {
+            site: site.to_string(),
+            cluster: cluster.to_string(),
+            xpath: w.xpath(),
+            xpath_portable: w.xpath_portable(),
+            relevance: w.relevance,
+            pages: pages.len(),
+            matched,
+            signifiers: settings.signifiers.name().to_string(),
+        });
+    }
+    out.summary.push(SummaryRow {
+        site: site.to_string(),
+        cluster: cluster.to_string(),
+        pages: pages.len(),
+        wrapper_matches: matched,
+        fallbacks,
+        millis: start.elapsed().as_millis() as u64,
+    });
+}
+
+/// Forest over the cluster's pages: terms of every text node, signifiers,
+/// ranking.
+fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
+    let mut analyzer = Analyzer::new();
+    let mut buf: Vec<TermId> = Vec::new();
+    let terms: Vec<NodeTerms> = pages
+        .iter()
+        .map(|p| {
+            NodeTerms::build(&p.doc, |text, out| {
+                buf.clear();
+                analyzer.analyze(text, p.lang, &mut buf);
+                out.extend(buf.iter().map(|t| t.0));
+            })
+        })
+        .collect();
+    let bags: Vec<Vec<TermId>> = pages
+        .iter()
+        .zip(&terms)
+        .map(|(p, t)| {
+            let body = p.doc.body();
+            t.of_range(body, p.doc.node(body).end)
+                .iter()
+                .map(|&i| TermId(i))
+                .collect()
+        })
+        .collect();
+    let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
+    let tfidf = top_k_tfidf(&bag_refs, &analyzer, settings.top_k);
+    let signifiers: Vec<Vec<(u32, f64)>> = pages
+        .iter()
+        .zip(tfidf)
+        .map(|(p, ranked)| {
+            let from_feed = match (settings.signifiers, p.feed) {
+                (SignifierSource::Feeds, Some(item)) => {
+                    feed_signifiers(&mut analyzer, item, p.lang)
+                }
+                _ => Vec::new(),
+            };
+            if from_feed.is_empty() {
+                ranked.into_iter().map(|(t, w)| (t.0, w)).collect()
+            } else {
+                from_feed
+            }
+        })
+        .collect();
+    let inputs: Vec<PageInput<'_>> = pages
+        .iter()
+        .zip(&terms)
+        .zip(&signifiers)
+        .map(|((p, terms), sigs)| PageInput {
+            doc: &p.doc,
+            terms,
+            signifiers: sigs,
+        })
+        .collect();
+    canopy_forest::learn(&inputs, &settings.forest)
+}
+
+/// The distinct terms of a feed item's title and description, weight 1,
+/// at most 64 (Forest tracks signifiers in a 64-bit set).
+fn feed_signifiers(analyzer: &mut Analyzer, item: &FeedItem, lang: Language) -> Vec<(u32, f64)> {
+    let mut terms = Vec::new();
+    analyzer.analyze(&item.title, lang, &mut terms);
+    analyzer.analyze(&item.description, lang, &mut terms);
+    let mut seen = Vec::new();
+    for t in terms {
+        if !seen.contains(&t.0) {
+            seen.push(t.0);
+        }
+    }
+    seen.into_iter().take(64).map(|t| (t, 1.0)).collect()
+}
+
+fn page_level_article(
+    site: &str,
+    cluster: &str,
+    page: &Page<'_>,
+    method: PageMethod,
+    sibling_titles: &[&str],
+) -> Article {
+    let nodes = match method {
+        PageMethod::Wlr(v) => canopy_extract::wlr(&page.doc, v),
+    };
+    let title = article_title(page, site, sibling_titles);
+    let text = join_text(&page.doc, &nodes);
+    Article {
+        url: page.record.url.clone(),
+        record_id: page.record.record_id.clone(),
+        site: site.to_string(),
+        cluster: cluster.to_string(),
+        method: method.name().to_string(),
+        wrapper: None,
+        text: with_title(&title, &text),
+        title,
+        lang: page.lang.code().to_string(),
+    }
+}
+
+fn raw_title(doc: &Document) -> String {
+    doc.meta("og:title")
+        .map(str::to_string)
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| doc.title())
+}
+
+fn article_title(page: &Page<'_>, site: &str, siblings: &[&str]) -> String {
+    clean_title(&raw_title(&page.doc), site, siblings)
+}
+
+/// The text of the selected nodes, one block a line.
+fn join_text(doc: &Document, nodes: &[NodeId]) -> String {
+    let mut text = String::new();
+    for &n in nodes {
+        let t = doc.inner_text(n);
+        if t.is_empty() {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&t);
+    }
+    text
+}
+
+/// The article: its title on the first line, unless the extracted text
+/// already opens with it.
+fn with_title(title: &str, text: &str) -> String {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let t = norm(title);
+    if t.is_empty() || text.lines().take(3).any(|l| norm(l) == t) {
+        return text.to_string();
+    }
+    if text.is_empty() {
+        return title.to_string();
+    }
+    format!("{title}\n{text}")
+}
