@@ -6,6 +6,7 @@
 //! (see `rejects.jsonl`), 2 bad usage or an unusable output directory.
 
 mod config;
+mod eval;
 mod method;
 mod run;
 mod site;
@@ -34,6 +35,8 @@ struct Cli {
 enum Command {
     /// Extract the articles of WARC files (and feeds), learning a wrapper per template.
     Run(RunArgs),
+    /// Score methods (and peer tools) on an evaluation corpus against its gold texts.
+    Eval(eval::EvalArgs),
 }
 
 #[derive(clap::Args)]
@@ -151,5 +154,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run(args) => run(args),
+        Command::Eval(args) => eval::run(args),
     }
 }

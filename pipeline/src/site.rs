@@ -252,16 +252,24 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
         .iter()
         .zip(tfidf)
         .map(|(p, ranked)| {
-            let from_feed = match (settings.signifiers, p.feed) {
+            let ranked: Vec<(u32, f64)> = ranked.into_iter().map(|(t, w)| (t.0, w)).collect();
+            match (settings.signifiers, p.feed) {
                 (SignifierSource::Feeds, Some(item)) => {
-                    feed_signifiers(&mut analyzer, item, p.lang)
+                    let mut sigs = feed_signifiers(&mut analyzer, item, p.lang);
+                    // A feed item that is only a title gives too few terms to
+                    // locate the article (forest.md §4: below 5 signifiers
+                    // precision drops): top up to k with tf-idf terms.
+                    let top_up = settings.top_k.saturating_sub(sigs.len());
+                    let extra: Vec<(u32, f64)> = ranked
+                        .iter()
+                        .filter(|(t, _)| !sigs.iter().any(|s| s.0 == *t))
+                        .take(top_up)
+                        .map(|&(t, _)| (t, 1.0))
+                        .collect();
+                    sigs.extend(extra);
+                    sigs
                 }
-                _ => Vec::new(),
-            };
-            if from_feed.is_empty() {
-                ranked.into_iter().map(|(t, w)| (t.0, w)).collect()
-            } else {
-                from_feed
+                _ => ranked,
             }
         })
         .collect();

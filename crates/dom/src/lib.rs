@@ -8,7 +8,8 @@
 //! What the document keeps and drops (the Forest paper's pre-processing,
 //! forest.md §3.1): `script`, `style`, `noscript`, `template`, comments and
 //! hidden elements are dropped, as are elements whose children are fallback
-//! content never rendered (`iframe`, `object`, `embed`, `canvas`, `svg`).
+//! content never rendered (`iframe`, `object`, `embed`, `canvas`, `svg`),
+//! and form widgets whose options are not page text (`select`, `datalist`).
 //! Every kept element gets its `dfs` number: its position in a depth-first
 //! walk of the elements, `html` being 0.
 //!
@@ -111,6 +112,8 @@ fn is_dropped_tag(tag: &LocalName) -> bool {
             | local_name!("canvas")
             | local_name!("svg")
             | local_name!("math")
+            | local_name!("select")
+            | local_name!("datalist")
     )
 }
 

@@ -39,14 +39,16 @@
 //!
 //! ```text
 //! tf(t, p)  = count(t, p) / |p|
-//! idf(t)    = ln((1 + n) / (1 + df(t))) + 1
+//! idf(t)    = ln(n / df(t))        (1 when n = 1)
 //! w(t, p)   = tf(t, p) * idf(t)
 //! ```
 //!
-//! The idf is smoothed (as scikit-learn's `smooth_idf`) so that it is never 0:
-//! a term present on every page still ranks by its tf, and with a single page
-//! the ranking is by tf alone. Ties are broken by the term's string, so the
-//! result does not depend on the order in which term ids were given out.
+//! This is the classic idf the Forest paper names: a term on every page of
+//! the cluster (menus, archive lists, the site's name) weighs 0 and is never
+//! a signifier, which is what keeps signifiers off the template. With a
+//! single page the ranking is by tf alone (the paper notes idf cannot help
+//! there). Ties are broken by the term's string, so the result does not
+//! depend on the order in which term ids were given out.
 //!
 //! # Example
 //!

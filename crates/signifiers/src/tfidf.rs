@@ -7,8 +7,9 @@ use crate::analyzer::{Analyzer, TermId};
 /// For each page (its bag of terms), the top `k` terms by tf-idf computed
 /// over `pages`, best first, with their weights.
 ///
-/// `tf(t, p) = count(t, p) / |p|`, `idf(t) = ln((1 + n) / (1 + df(t))) + 1`,
-/// weight `tf * idf` (see the crate documentation). Equal weights are ordered
+/// `tf(t, p) = count(t, p) / |p|`, `idf(t) = ln(n / df(t))` (1 for a single
+/// page), weight `tf * idf` (see the crate documentation). Terms of weight 0
+/// (on every page: the template's words) are never signifiers. Equal weights are ordered
 /// by the term's string, ascending, so the result is the same whatever the
 /// order in which `analyzer` gave out ids. A page with fewer than `k`
 /// distinct terms gets all of them; an empty page gets none.
@@ -37,9 +38,16 @@ pub fn top_k_tfidf(pages: &[&[TermId]], analyzer: &Analyzer, k: usize) -> Vec<Ve
                 .iter()
                 .map(|&(term, count)| {
                     let tf = f64::from(count) / len;
-                    let idf = ((1.0 + n) / (1.0 + f64::from(df[term.0 as usize]))).ln() + 1.0;
+                    // The classic idf: a term on every page of the cluster
+                    // is the template's, not the page's (forest.md §3.1).
+                    let idf = if n > 1.0 {
+                        (n / f64::from(df[term.0 as usize])).ln()
+                    } else {
+                        1.0
+                    };
                     (term, tf * idf)
                 })
+                .filter(|&(_, w)| w > 0.0)
                 .collect();
             let by_rank = |a: &(TermId, f64), b: &(TermId, f64)| -> Ordering {
                 b.1.total_cmp(&a.1)

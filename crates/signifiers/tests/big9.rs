@@ -114,11 +114,12 @@ fn big9_signifiers_are_in_the_lead() {
         own_total as f64 / n,
         other_total as f64 / n
     );
-    // Measured: mean 4.87 in the own lead; 180/200 pages have >= 3 of their
-    // top 10 in it, 113/200 have >= 5; mean 0.41 in another page's lead.
-    assert!(own_total as f64 / n >= 4.5);
-    assert!(at_least(3) >= 170, "{own:?}");
-    assert!(at_least(5) >= 100, "{own:?}");
+    // Measured (classic idf): mean 4.46 in the own lead; 164/200 pages have
+    // >= 3 of their top 10 in it, 101/200 have >= 5; mean 0.15 in another
+    // page's lead.
+    assert!(own_total as f64 / n >= 4.2);
+    assert!(at_least(3) >= 155, "{own:?}");
+    assert!(at_least(5) >= 90, "{own:?}");
     // The signifiers are the page's own, not the group's: another article's
     // lead holds far fewer of them.
     assert!(other_total * 4 <= own_total, "{other_total} vs {own_total}");

@@ -1,0 +1,529 @@
+//! `canopy eval`: runs the pipeline over an evaluation corpus and scores
+//! every page against its gold text, optionally side by side with the
+//! outputs of peer tools (`scripts/peers/run_peers.py`).
+//!
+//! A corpus folder holds `manifest.tsv` (`id url record_id site group lang
+//! html gold orig_id`), `gold/<id>.txt`, one `<name>.warc.gz` and, for feed
+//! signifiers, `feeds/*.rss` (see `shared/corpora/README.md`). Articles are
+//! matched to pages by `record_id`; a page without an article scores 0.
+//!
+//! Writes `eval.csv` (one row per page per method) and `eval.md` (mean
+//! scores per method, then bigram F1 per site and per template group) into
+//! the output folder, and prints the main table.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use canopy_score::{mean, score_page, tokens, PageScore};
+use serde::Deserialize;
+
+use crate::config::{Config, SignifierSource};
+use crate::method::Method;
+
+/// Sites with fewer pages than this are left out of the per-site table of a
+/// corpus with more than [`MANY_SITES`] sites (the means still cover them).
+const MIN_SITE_PAGES: usize = 5;
+const MANY_SITES: usize = 20;
+
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// Corpus folder: manifest.tsv, gold/, one *.warc.gz, feeds/.
+    #[arg(long)]
+    corpus: PathBuf,
+    /// Method to evaluate; repeat for several (default: forest, forest-feeds).
+    #[arg(long = "method")]
+    methods: Vec<Method>,
+    /// Where signifiers come from (default: the config's, "tfidf").
+    #[arg(long, value_enum)]
+    signifiers: Option<SignifierSource>,
+    /// Output folder (default: target/eval/<corpus name>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Peer outputs: DIR/<tool>/<id>.txt and DIR/<tool>/timing.json.
+    #[arg(long)]
+    peers: Option<PathBuf>,
+    /// Settings file overlaid on configs/default.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// One line of `manifest.tsv` (other columns are ignored).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ManifestPage {
+    pub id: String,
+    pub record_id: String,
+    pub site: String,
+    pub group: String,
+    pub gold: String,
+}
+
+/// A manifest page with its gold text.
+pub struct GoldPage {
+    pub page: ManifestPage,
+    pub gold: String,
+}
+
+/// The result of one method (or peer tool) over the corpus.
+pub struct MethodResult {
+    /// `forest`, `wlr`, … or `peer:<tool>`.
+    pub name: String,
+    /// Per manifest page, in manifest order: the score and what served it.
+    pub pages: Vec<(PageScore, String)>,
+    /// Throughput; `None` when unknown.
+    pub pages_per_s: Option<f64>,
+    /// A version note for peers (`trafilatura 2.3.1`).
+    pub version: Option<String>,
+}
+
+impl MethodResult {
+    fn mean(&self) -> PageScore {
+        let scores: Vec<PageScore> = self.pages.iter().map(|(s, _)| *s).collect();
+        mean(&scores)
+    }
+
+    fn no_output(&self) -> usize {
+        self.pages.iter().filter(|(_, by)| by == "none").count()
+    }
+}
+
+/// Reads `dir/manifest.tsv` and every page's gold text.
+pub fn read_manifest(dir: &Path) -> anyhow::Result<Vec<GoldPage>> {
+    let path = dir.join("manifest.tsv");
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .quoting(false)
+        .from_path(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut pages = Vec::new();
+    for row in reader.deserialize::<ManifestPage>() {
+        let page = row.with_context(|| format!("bad line in {}", path.display()))?;
+        let gold_path = dir.join(&page.gold);
+        let gold = std::fs::read_to_string(&gold_path)
+            .with_context(|| format!("cannot read gold file {}", gold_path.display()))?;
+        pages.push(GoldPage { page, gold });
+    }
+    anyhow::ensure!(!pages.is_empty(), "{} lists no pages", path.display());
+    Ok(pages)
+}
+
+/// The one `*.warc.gz` directly inside the corpus folder.
+fn corpus_warc(dir: &Path) -> anyhow::Result<PathBuf> {
+    let mut warcs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    warcs.sort();
+    match warcs.len() {
+        1 => Ok(warcs.remove(0)),
+        0 => anyhow::bail!("no *.warc.gz in {}", dir.display()),
+        n => anyhow::bail!("{n} *.warc.gz files in {}, expected one", dir.display()),
+    }
+}
+
+/// `<urn:uuid:…>` and `urn:uuid:…` name the same record.
+fn record_key(id: &str) -> &str {
+    id.trim().trim_start_matches('<').trim_end_matches('>')
+}
+
+/// Runs `method` over the corpus in process and scores every page.
+pub fn run_method(
+    dir: &Path,
+    pages: &[GoldPage],
+    config: &Config,
+    method: Method,
+) -> anyhow::Result<MethodResult> {
+    let mut inputs = vec![corpus_warc(dir)?];
+    if method == Method::ForestFeeds || config.signifiers.source == SignifierSource::Feeds {
+        let feeds = dir.join("feeds");
+        anyhow::ensure!(
+            feeds.is_dir(),
+            "{} needs feeds but {} is missing",
+            method.name(),
+            feeds.display()
+        );
+        inputs.push(feeds);
+    }
+    let (_ingested, out, seconds) = crate::run::run_all(&inputs, None, config, method)
+        .with_context(|| format!("method {}", method.name()))?;
+    let articles: HashMap<&str, &canopy_types::Article> = out
+        .articles
+        .iter()
+        .map(|a| (record_key(&a.record_id), a))
+        .collect();
+    let scored = pages
+        .iter()
+        .map(|p| match articles.get(record_key(&p.page.record_id)) {
+            Some(a) => (score_page(&a.text, &p.gold), a.method.clone()),
+            None => (PageScore::ZERO, "none".to_string()),
+        })
+        .collect();
+    Ok(MethodResult {
+        name: method.name().to_string(),
+        pages: scored,
+        pages_per_s: Some(out.articles.len() as f64 / seconds.max(1e-9)),
+        version: None,
+    })
+}
+
+/// Scores every peer tool found in `dir` (one sub-folder per tool).
+pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> anyhow::Result<Vec<MethodResult>> {
+    let mut tools: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read peers folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    tools.sort();
+    let mut results = Vec::new();
+    for tool_dir in tools {
+        let tool = tool_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (pages_per_s, version) = read_timing(&tool_dir.join("timing.json"));
+        let scored = pages
+            .iter()
+            .map(|p| {
+                let text = std::fs::read(tool_dir.join(format!("{}.txt", p.page.id)))
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                let by = if tokens(&text).is_empty() {
+                    "none".to_string()
+                } else {
+                    tool.clone()
+                };
+                (score_page(&text, &p.gold), by)
+            })
+            .collect();
+        results.push(MethodResult {
+            name: format!("peer:{tool}"),
+            pages: scored,
+            pages_per_s,
+            version: version.map(|v| format!("{tool} {v}")),
+        });
+    }
+    Ok(results)
+}
+
+/// `pages_per_s` and `version` from a peer's `timing.json`, if readable.
+fn read_timing(path: &Path) -> (Option<f64>, Option<String>) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("canopy: no timing for peer: cannot read {}", path.display());
+        return (None, None);
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => (
+            v.get("pages_per_s").and_then(|x| x.as_f64()),
+            v.get("version")
+                .and_then(|x| x.as_str())
+                .map(str::to_string),
+        ),
+        Err(e) => {
+            eprintln!("canopy: invalid {}: {e}", path.display());
+            (None, None)
+        }
+    }
+}
+
+/// Writes `eval.csv`: one row per page per method.
+pub fn write_csv(dir: &Path, pages: &[GoldPage], results: &[MethodResult]) -> io::Result<()> {
+    canopy_output::write_atomic(dir, "eval.csv", |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record([
+            "method",
+            "id",
+            "site",
+            "group",
+            "bigram_p",
+            "bigram_r",
+            "bigram_f1",
+            "token_f1",
+            "lcs_f1",
+            "served_by",
+        ])?;
+        for r in results {
+            for (p, (s, by)) in pages.iter().zip(&r.pages) {
+                csv.write_record([
+                    r.name.as_str(),
+                    &p.page.id,
+                    &p.page.site,
+                    &p.page.group,
+                    &format!("{:.4}", s.bigram.precision),
+                    &format!("{:.4}", s.bigram.recall),
+                    &format!("{:.4}", s.bigram.f1),
+                    &format!("{:.4}", s.token.f1),
+                    &format!("{:.4}", s.lcs.f1),
+                    by,
+                ])?;
+            }
+        }
+        csv.flush()
+    })
+}
+
+/// The table of mean scores, one row per method.
+pub fn main_table(results: &[MethodResult]) -> String {
+    let mut t = String::from(
+        "| method | bigram P | bigram R | bigram F1 | token F1 | LCS F1 | no output | pages/s |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in results {
+        let m = r.mean();
+        let speed = r
+            .pages_per_s
+            .map_or_else(|| "?".to_string(), |s| format!("{s:.0}"));
+        t.push_str(&format!(
+            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {speed} |\n",
+            r.name,
+            m.bigram.precision,
+            m.bigram.recall,
+            m.bigram.f1,
+            m.token.f1,
+            m.lcs.f1,
+            r.no_output(),
+        ));
+    }
+    t
+}
+
+/// Mean bigram F1 per value of `key` (site or group), one column per method.
+fn breakdown_table(
+    pages: &[GoldPage],
+    results: &[MethodResult],
+    label: &str,
+    key: impl Fn(&ManifestPage) -> &str,
+    min_pages: usize,
+) -> (String, usize) {
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, p) in pages.iter().enumerate() {
+        groups.entry(key(&p.page)).or_default().push(i);
+    }
+    let mut t = format!("| {label} | pages |");
+    let mut rule = String::from("|---|---:|");
+    for r in results {
+        t.push_str(&format!(" {} |", r.name));
+        rule.push_str("---:|");
+    }
+    t.push('\n');
+    t.push_str(&rule);
+    t.push('\n');
+    let mut shown = 0;
+    for (name, idx) in groups.iter().filter(|(_, idx)| idx.len() >= min_pages) {
+        shown += 1;
+        t.push_str(&format!("| {name} | {} |", idx.len()));
+        for r in results {
+            let f1 = idx.iter().map(|&i| r.pages[i].0.bigram.f1).sum::<f64>() / idx.len() as f64;
+            t.push_str(&format!(" {f1:.3} |"));
+        }
+        t.push('\n');
+    }
+    (t, shown)
+}
+
+/// Renders `eval.md`: the main table, then bigram F1 per site and per group.
+pub fn render_markdown(corpus: &str, pages: &[GoldPage], results: &[MethodResult]) -> String {
+    let sites: std::collections::BTreeSet<&str> =
+        pages.iter().map(|p| p.page.site.as_str()).collect();
+    let groups: std::collections::BTreeSet<&str> =
+        pages.iter().map(|p| p.page.group.as_str()).collect();
+    let mut md = format!(
+        "## {corpus}\n\n{} pages, {} sites, {} template groups. Scores are means over all \
+         pages (a page with no output scores 0); \"no output\" counts those pages.\n\n",
+        pages.len(),
+        sites.len(),
+        groups.len()
+    );
+    md.push_str(&main_table(results));
+    let versions: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r.version.as_deref())
+        .collect();
+    if !versions.is_empty() {
+        md.push_str(&format!(
+            "\nPeers: {}. Their pages/s come from their own timing.json.\n",
+            versions.join(", ")
+        ));
+    }
+
+    let min = if sites.len() > MANY_SITES {
+        MIN_SITE_PAGES
+    } else {
+        1
+    };
+    let (table, shown) = breakdown_table(pages, results, "site", |p| &p.site, min);
+    md.push_str("\n### Bigram F1 per site\n\n");
+    if min > 1 {
+        md.push_str(&format!(
+            "Only the {shown} sites with at least {min} pages (of {}) are listed.\n\n",
+            sites.len()
+        ));
+    }
+    md.push_str(&table);
+
+    md.push_str("\n### Bigram F1 per template group\n\n");
+    let same = pages.iter().all(|p| {
+        pages
+            .iter()
+            .filter(|q| q.page.group == p.page.group)
+            .all(|q| q.page.site == p.page.site)
+    }) && groups.len() == sites.len();
+    if same {
+        md.push_str("One template group per site: see the per-site table.\n");
+    } else {
+        let (table, _) = breakdown_table(pages, results, "group", |p| &p.group, 1);
+        md.push_str(&table);
+    }
+    md
+}
+
+/// Resolves the settings and the list of methods from the flags.
+fn settings(args: &EvalArgs) -> anyhow::Result<(Config, Vec<Method>)> {
+    let mut config = Config::load(args.config.as_deref())?;
+    if let Some(s) = args.signifiers {
+        config.signifiers.source = s;
+    }
+    if let Some(t) = args.threads {
+        config.run.threads = t;
+    }
+    let requested = if args.methods.is_empty() {
+        ["forest", "forest-feeds"]
+            .iter()
+            .map(|m| m.parse::<Method>().map_err(anyhow::Error::msg))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else {
+        args.methods.clone()
+    };
+    let mut methods: Vec<Method> = Vec::new();
+    for m in requested {
+        let m = match (m, config.signifiers.source) {
+            (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
+            (m, _) => m,
+        };
+        if !methods.contains(&m) {
+            methods.push(m);
+        }
+    }
+    Ok((config, methods))
+}
+
+fn eval(args: &EvalArgs) -> anyhow::Result<()> {
+    let (config, methods) = settings(args)?;
+    let corpus = args
+        .corpus
+        .canonicalize()
+        .with_context(|| format!("corpus folder {}", args.corpus.display()))?;
+    let name = corpus
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "corpus".into());
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("target/eval").join(&name));
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let pages = read_manifest(&corpus)?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(config.run.threads)
+        .build_global()
+        .context("cannot start threads")?;
+
+    let mut results = Vec::new();
+    for method in methods {
+        let r = run_method(&corpus, &pages, &config, method)?;
+        eprintln!(
+            "canopy: {name} {}: bigram F1 {:.3}",
+            r.name,
+            r.mean().bigram.f1
+        );
+        results.push(r);
+    }
+    if let Some(peers) = &args.peers {
+        results.extend(score_peers(peers, &pages)?);
+    }
+
+    let ctx = || format!("cannot write into {}", out_dir.display());
+    write_csv(&out_dir, &pages, &results).with_context(ctx)?;
+    let md = render_markdown(&name, &pages, &results);
+    canopy_output::write_atomic(&out_dir, "eval.md", |w| w.write_all(md.as_bytes()))
+        .with_context(ctx)?;
+    println!("{name}: {} pages\n{}", pages.len(), main_table(&results));
+    eprintln!("canopy: wrote {}/eval.csv and eval.md", out_dir.display());
+    Ok(())
+}
+
+/// `canopy eval`: exit 0 on success, 2 on any error.
+pub fn run(args: EvalArgs) -> std::process::ExitCode {
+    match eval(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(id: &str, site: &str, group: &str) -> GoldPage {
+        GoldPage {
+            page: ManifestPage {
+                id: id.into(),
+                record_id: format!("<urn:{id}>"),
+                site: site.into(),
+                group: group.into(),
+                gold: format!("gold/{id}.txt"),
+            },
+            gold: "a b c".into(),
+        }
+    }
+
+    #[test]
+    fn manifest_missing_gold_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("manifest.tsv"),
+            "id\turl\trecord_id\tsite\tgroup\tlang\thtml\tgold\torig_id\n\
+             p1\thttp://x/\t<urn:1>\tx\tx@1\ten\thtml/p1.html\tgold/p1.txt\t\"q (1)\n",
+        )
+        .unwrap();
+        let err = read_manifest(dir.path()).err().unwrap();
+        assert!(format!("{err:#}").contains("gold/p1.txt"), "{err:#}");
+        std::fs::create_dir(dir.path().join("gold")).unwrap();
+        std::fs::write(dir.path().join("gold/p1.txt"), "a b").unwrap();
+        let pages = read_manifest(dir.path()).unwrap();
+        assert_eq!(
+            (pages[0].page.record_id.as_str(), pages[0].gold.as_str()),
+            ("<urn:1>", "a b")
+        );
+    }
+
+    #[test]
+    fn tables_list_methods_and_breakdowns() {
+        let pages = vec![page("p1", "s1", "s1@1"), page("p2", "s1", "s1@2")];
+        let results = vec![MethodResult {
+            name: "forest".into(),
+            pages: vec![
+                (score_page("a b c", "a b c"), "forest".into()),
+                (PageScore::ZERO, "none".into()),
+            ],
+            pages_per_s: Some(10.0),
+            version: None,
+        }];
+        let md = render_markdown("c", &pages, &results);
+        assert!(
+            md.contains("| forest | 0.500 | 0.500 | 0.500 | 0.500 | 0.500 | 1 | 10 |"),
+            "{md}"
+        );
+        assert!(md.contains("| s1 | 2 | 0.500 |"), "{md}");
+        assert!(md.contains("| s1@2 | 1 | 0.000 |"), "{md}");
+        assert_eq!(record_key("<urn:1>"), record_key("urn:1"));
+    }
+}
