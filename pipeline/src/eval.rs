@@ -32,9 +32,10 @@ pub struct EvalArgs {
     /// Corpus folder: manifest.tsv, gold/, one *.warc.gz, feeds/.
     #[arg(long)]
     corpus: PathBuf,
-    /// Method to evaluate; repeat for several (default: forest, forest-feeds).
+    /// Method to evaluate, repeat for several; "all" for every method
+    /// (default: forest, forest-feeds).
     #[arg(long = "method")]
-    methods: Vec<Method>,
+    methods: Vec<String>,
     /// Where signifiers come from (default: the config's, "tfidf").
     #[arg(long, value_enum)]
     signifiers: Option<SignifierSource>,
@@ -390,16 +391,19 @@ fn settings(args: &EvalArgs) -> anyhow::Result<(Config, Vec<Method>)> {
     if let Some(t) = args.threads {
         config.run.threads = t;
     }
-    let requested = if args.methods.is_empty() {
-        ["forest", "forest-feeds"]
-            .iter()
-            .map(|m| m.parse::<Method>().map_err(anyhow::Error::msg))
-            .collect::<anyhow::Result<Vec<_>>>()?
-    } else {
-        args.methods.clone()
-    };
+    let mut names: Vec<&str> = Vec::new();
+    for m in &args.methods {
+        match m.as_str() {
+            "all" => names.extend(Method::ALL),
+            m => names.push(m),
+        }
+    }
+    if names.is_empty() {
+        names = vec!["forest", "forest-feeds"];
+    }
     let mut methods: Vec<Method> = Vec::new();
-    for m in requested {
+    for name in names {
+        let m: Method = name.parse().map_err(anyhow::Error::msg)?;
         let m = match (m, config.signifiers.source) {
             (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
             (m, _) => m,

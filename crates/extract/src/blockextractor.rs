@@ -235,7 +235,10 @@ const L: u8 = 8;
 const T: u8 = 16;
 
 fn is_list(tag: &str) -> bool {
-    matches!(tag, "ul" | "ol" | "dl" | "li" | "dt" | "dd" | "menu" | "dir")
+    matches!(
+        tag,
+        "ul" | "ol" | "dl" | "li" | "dt" | "dd" | "menu" | "dir"
+    )
 }
 
 fn is_basic_text(tag: &str) -> bool {
@@ -395,9 +398,34 @@ fn own_tag_len(doc: &Document, id: NodeId) -> usize {
         e.tag.chars().count()
             + e.attrs
                 .iter()
-                .map(|(k, v)| k.chars().count() + v.chars().count() + 3)
+                .map(|(k, v)| k.chars().count() + unarchived(v).chars().count() + 3)
                 .sum::<usize>()
     })
+}
+
+/// An attribute value without a Web-archive replay prefix: the Wayback
+/// Machine rewrites every URL of a capture as
+/// `https://web.archive.org/web/<14-digit timestamp>[flags_]/<original>`;
+/// the prefix belongs to the capture, not to the page, and would lower
+/// every density. Other values are returned as they are.
+fn unarchived(v: &str) -> &str {
+    let Some(at) = v.find("/web/") else {
+        return v;
+    };
+    let rest = &v[at + 5..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits < 8 {
+        return v;
+    }
+    let after = &rest[digits..];
+    let flags = after
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    match after[flags..].strip_prefix('/') {
+        Some(original) => original,
+        None => v,
+    }
 }
 
 /// The smallest list of nodes whose subtrees hold exactly the kept text.
@@ -513,7 +541,12 @@ impl LTree {
                 depth[i] = depth[p] + 1;
             }
         }
-        let hash = hash_of(pre.iter().zip(&depth).map(|(&(l, _), &d)| (l, d)).collect::<Vec<_>>());
+        let hash = hash_of(
+            pre.iter()
+                .zip(&depth)
+                .map(|(&(l, _), &d)| (l, d))
+                .collect::<Vec<_>>(),
+        );
         // Iterative post-order.
         let mut post_of = vec![0usize; m];
         let mut labels = Vec::with_capacity(m);
@@ -604,7 +637,8 @@ fn tree_edit_distance(a: &LTree, b: &LTree) -> usize {
                     let del = fd[(x - 1) * w + y] + 1;
                     let ins = fd[x * w + y - 1] + 1;
                     if a.lml[ai] == li && b.lml[bj] == lj {
-                        let rel = fd[(x - 1) * w + y - 1] + usize::from(a.labels[ai] != b.labels[bj]);
+                        let rel =
+                            fd[(x - 1) * w + y - 1] + usize::from(a.labels[ai] != b.labels[bj]);
                         let v = del.min(ins).min(rel);
                         fd[x * w + y] = v;
                         td[ai * m + bj] = v;
@@ -704,7 +738,12 @@ mod tests {
 
     #[test]
     fn automaton_matches_the_expression() {
-        let run = |letters: &[u8]| letters.iter().try_fold(1u8, |s, &l| Some(step(s, l)).filter(|&s| s != 0)).is_some();
+        let run = |letters: &[u8]| {
+            letters
+                .iter()
+                .try_fold(1u8, |s, &l| Some(step(s, l)).filter(|&s| s != 0))
+                .is_some()
+        };
         assert!(run(&[IE, IE, P, Q, Q, L, T]));
         assert!(run(&[Q | T, T, T]));
         assert!(!run(&[P, P]));

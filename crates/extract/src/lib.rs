@@ -28,11 +28,22 @@
 //! departs from its letter (the relevance multiplier), are documented on the
 //! `wlr` module (source: `src/wlr.rs`).
 
+mod blockextractor;
+mod density;
+mod r4;
+mod sigfeed;
 mod wlr;
 
 #[cfg(test)]
 mod wlr_tests;
 
+pub use blockextractor::{
+    ble_ie_blocks, blockextractor, blockextractor_with, Block, BlockExtractorOptions,
+    DEFAULT_THRESHOLD,
+};
+pub use density::{density, density_text, density_with, Tags as DensityTags};
+pub use r4::r4;
+pub use sigfeed::sigfeed;
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};
 #[doc(hidden)]
 pub use wlr::{wlr_with, Relevance};

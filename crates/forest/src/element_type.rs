@@ -40,26 +40,37 @@ pub fn tolerant_form(value: &str) -> String {
 /// alternatives, data and event attributes vary from page to page and would
 /// keep an element type from ever repeating.
 fn is_identity_attr(name: &str) -> bool {
-    !(matches!(
-        name,
-        "href"
-            | "src"
-            | "srcset"
-            | "alt"
-            | "title"
-            | "content"
-            | "value"
-            | "datetime"
-            | "action"
-            | "for"
-            | "rel"
-            | "target"
-            | "tabindex"
-            | "itemid"
-    ) || name.starts_with("data-")
-        || name.starts_with("on")
-        || name.starts_with("aria-")
-        || name.contains(':'))
+    is_xpath_name(name)
+        && !(matches!(
+            name,
+            "href"
+                | "src"
+                | "srcset"
+                | "alt"
+                | "title"
+                | "content"
+                | "value"
+                | "datetime"
+                | "action"
+                | "for"
+                | "rel"
+                | "target"
+                | "tabindex"
+                | "itemid"
+        ) || name.starts_with("data-")
+            || name.starts_with("on")
+            || name.starts_with("aria-")
+            || name.contains(':'))
+}
+
+/// Whether `name` can be written as `@name` in XPath 1.0 (an XML NCName in
+/// ASCII): broken markup yields attribute names such as `"` or `2px`.
+fn is_xpath_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// The identity attributes of an element in tolerant form, sorted by name.
@@ -78,6 +89,26 @@ pub fn identity_attrs(doc: &Document, id: NodeId) -> Vec<(String, String)> {
     attrs
 }
 
+/// The level of every node: its number of element ancestors, `tbody`
+/// excluded. HTML parsers disagree about `tbody` (html5ever inserts it in
+/// every table, libxml2 does not), so a level that skips it is the same in
+/// Canopy's tree and in any other engine's; the portable XPath tests it as
+/// `count(ancestor::*[not(self::tbody)])`.
+pub fn levels(doc: &Document) -> Vec<u32> {
+    let mut levels = vec![0u32; doc.len()];
+    for n in 0..doc.len() {
+        if let Some(p) = doc.node(n).parent {
+            levels[n] = levels[p] + u32::from(doc.tag(p) != "tbody");
+        }
+    }
+    levels
+}
+
+/// The XPath 1.0 test of a node's level (see [`levels`]).
+fn level_test(level: u32) -> String {
+    format!("[count(ancestor::*[not(self::tbody)])={level}]")
+}
+
 /// An element type.
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -91,9 +122,12 @@ pub enum ElementType {
     },
     /// The paper's type for an element without identity attributes.
     Dfs { tag: String, dfs: u32 },
-    /// Tag path (`path`, outermost first, ending with the element's own tag)
-    /// below the nearest ancestor with identity attributes (`anchor`, whose
-    /// type is `Attrs`, or `None` when that ancestor is `<body>` without any).
+    /// Tag path (`path`, outermost first, ending with the element's own tag,
+    /// `tbody` left out) below the nearest ancestor with identity attributes
+    /// (`anchor`, whose type is `Attrs`, or `None` when that ancestor is
+    /// `<body>` without any). The path tells types apart when ranking; a
+    /// match needs the element's tag, its level and an ancestor of the
+    /// anchor's type at the anchor's level (what the portable XPath tests).
     Anchored {
         anchor: Option<Box<ElementType>>,
         path: Vec<String>,
@@ -117,6 +151,9 @@ impl ElementType {
                 let mut path = vec![tag];
                 let mut anchor = None;
                 for a in doc.ancestors(id) {
+                    if doc.tag(a) == "tbody" {
+                        continue;
+                    }
                     let attrs = identity_attrs(doc, a);
                     if !attrs.is_empty() {
                         anchor = Some(Box::new(ElementType::Attrs {
@@ -136,12 +173,12 @@ impl ElementType {
         }
     }
 
-    /// Whether element `id` has this type (ignoring `dfs` for `Dfs` types
-    /// is *not* done: a `Dfs` type matches only the element at that number).
-    /// For `Attrs`, every attribute of the type must be present with the
-    /// same tolerant form; other attributes may be present too. This is the
-    /// test the portable XPath makes.
-    pub fn matches(&self, doc: &Document, id: NodeId) -> bool {
+    /// Whether element `id`, at `level` (see [`levels`]), has this type: the
+    /// test the portable XPath makes. For `Attrs`, every attribute of the
+    /// type must be present with the same tolerant form (others may be
+    /// present too); a `Dfs` type matches only the element at that number;
+    /// `Anchored` is described on the variant.
+    pub fn matches(&self, doc: &Document, id: NodeId, level: u32, levels: &[u32]) -> bool {
         match self {
             ElementType::Attrs { tag, attrs } => {
                 doc.tag(id) == tag
@@ -154,18 +191,21 @@ impl ElementType {
                 doc.tag(id) == tag && doc.element(id).is_some_and(|e| e.dfs == *dfs)
             }
             ElementType::Anchored { anchor, path } => {
-                let mut node = Some(id);
-                for tag in path.iter().rev() {
-                    match node {
-                        Some(n) if doc.tag(n) == tag => node = doc.node(n).parent,
-                        _ => return false,
-                    }
-                }
-                match (anchor, node) {
-                    (Some(a), Some(n)) => a.matches(doc, n),
-                    (None, Some(n)) => doc.tag(n) == "body",
-                    _ => false,
-                }
+                let Some(own) = path.last() else {
+                    return false;
+                };
+                let Some(anchor_level) = level.checked_sub(path.len() as u32) else {
+                    return false;
+                };
+                doc.tag(id) == own
+                    && doc.ancestors(id).any(|a| {
+                        levels[a] == anchor_level
+                            && doc.tag(a) != "tbody"
+                            && match anchor.as_deref() {
+                                Some(t) => t.matches(doc, a, anchor_level, levels),
+                                None => doc.tag(a) == "body",
+                            }
+                    })
             }
         }
     }
@@ -218,30 +258,30 @@ impl ElementType {
     }
 
     /// A portable XPath 1.0 expression for elements of this type at
-    /// `level` (the number of element ancestors), evaluated on the raw page
-    /// by any engine. `None` for `Dfs` types, which only exist in the
-    /// `dfs`-annotated tree.
+    /// `level` (see [`levels`]), evaluated on the raw page by any engine.
+    /// `None` for `Dfs` types, which only exist in the `dfs`-annotated tree.
     pub fn portable_xpath(&self, level: u32) -> Option<String> {
         let mut out = String::from("//");
         match self {
             ElementType::Attrs { tag, attrs } => {
                 Self::portable_predicates(tag, attrs, &mut out);
-                let _ = write!(out, "[count(ancestor::*)={level}]");
+                out.push_str(&level_test(level));
             }
             ElementType::Dfs { .. } => return None,
             ElementType::Anchored { anchor, path } => {
-                let anchor_level = level as usize - path.len();
+                let own = path.last()?;
+                let anchor_level = level.checked_sub(path.len() as u32)?;
+                out.push_str(own);
+                out.push_str(&level_test(level));
+                out.push_str("[ancestor::");
                 match anchor.as_deref() {
                     Some(ElementType::Attrs { tag, attrs }) => {
                         Self::portable_predicates(tag, attrs, &mut out)
                     }
                     _ => out.push_str("body"),
                 }
-                let _ = write!(out, "[count(ancestor::*)={anchor_level}]");
-                for t in path {
-                    out.push('/');
-                    out.push_str(t);
-                }
+                out.push_str(&level_test(anchor_level));
+                out.push(']');
             }
         }
         Some(out)
@@ -309,10 +349,30 @@ mod tests {
         let anchored = ElementType::of(&d, td, Untyped::Anchored);
         assert_eq!(
             anchored.paper_form(None),
-            "div[contains(@class,'post') and contains(@id,'p')]/table/tbody/tr/td"
+            "div[contains(@class,'post') and contains(@id,'p')]/table/tr/td"
         );
-        assert!(anchored.matches(&d, td));
-        assert!(!anchored.matches(&d, div));
+        let lv = levels(&d);
+        // html 0, body 1, div 2, table 3, (tbody), tr 4, td 5.
+        assert_eq!((lv[div], lv[td]), (2, 5));
+        assert!(anchored.matches(&d, td, lv[td], &lv));
+        assert!(!anchored.matches(&d, div, lv[div], &lv));
+        assert_eq!(
+            anchored.portable_xpath(5).unwrap(),
+            "//td[count(ancestor::*[not(self::tbody)])=5][ancestor::div\
+             [translate(substring-before(concat(normalize-space(@class),' '),' '),'0123456789','')='post']\
+             [translate(substring-before(concat(normalize-space(@id),' '),' '),'0123456789','')='p']\
+             [count(ancestor::*[not(self::tbody)])=2]]"
+        );
+    }
+
+    #[test]
+    fn attribute_names_that_xpath_cannot_write_are_not_identity() {
+        let d = doc("<body><div class=a 2px=1 \"=x>t</div></body>");
+        let div = find(&d, "div", 0);
+        assert_eq!(
+            identity_attrs(&d, div),
+            vec![("class".to_string(), "a".to_string())]
+        );
     }
 
     #[test]

@@ -37,7 +37,7 @@ mod rank;
 mod terms;
 mod wrapper;
 
-pub use element_type::{tolerant_form, xpath_literal, ElementType, Untyped};
+pub use element_type::{levels, tolerant_form, xpath_literal, ElementType, Untyped};
 pub use measure::{informativeness, jeffrey_density, unexpectedness};
 pub use rank::{rank, ForestOptions, Measure, PageInput, Pattern, Ranked};
 pub use terms::NodeTerms;

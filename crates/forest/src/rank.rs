@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use canopy_dom::Document;
 
-use crate::element_type::{ElementType, Untyped};
+use crate::element_type::{levels, ElementType, Untyped};
 use crate::measure::informativeness;
 use crate::terms::NodeTerms;
 
@@ -37,7 +37,8 @@ pub struct ForestOptions {
 }
 
 /// A structural pattern (Definition 3): an element type on a level, the
-/// level being the element's number of element ancestors (`body` is 1).
+/// level being the element's number of element ancestors, `tbody` not
+/// counted (`body` is 1; see [`crate::levels`]).
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
@@ -152,8 +153,11 @@ fn page_patterns(page: &PageInput<'_>, options: &ForestOptions) -> Vec<(Pattern,
         }
     }
 
+    let levels = levels(doc);
     let mut best: HashMap<Pattern, (Score, Vec<u32>)> = HashMap::new();
-    for n in (body..end).filter(|&n| on_path[n - body]) {
+    // `tbody` is never a pattern: parsers disagree on whether it exists, and
+    // its table holds the same text.
+    for n in (body..end).filter(|&n| on_path[n - body] && doc.tag(n) != "tbody") {
         let i = n - body;
         let (xf, yf) = (f64::from(x[i]), f64::from(y[i]));
         let score = match options.measure {
@@ -168,7 +172,7 @@ fn page_patterns(page: &PageInput<'_>, options: &ForestOptions) -> Vec<(Pattern,
         };
         let pattern = Pattern {
             ty: ElementType::of(doc, n, options.untyped),
-            level: doc.node(n).depth,
+            level: levels[n],
         };
         let dfs = doc.element(n).map_or(0, |e| e.dfs);
         let entry = best

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use canopy_dom::{Document, NodeId};
 
+use crate::element_type::levels;
 use crate::rank::{Pattern, Ranked};
 
 /// A learned wrapper. Applying it selects, on any page of its template,
@@ -32,12 +33,15 @@ impl Wrapper {
     /// outermost only.
     pub fn apply(&self, doc: &Document) -> Vec<NodeId> {
         let body = doc.body();
+        let levels = levels(doc);
         let mut out: Vec<NodeId> = Vec::new();
         let mut n = body;
         let end = doc.node(body).end;
         while n < end {
             let node = doc.node(n);
-            if node.depth == self.pattern.level && self.pattern.ty.matches(doc, n) {
+            if levels[n] == self.pattern.level
+                && self.pattern.ty.matches(doc, n, levels[n], &levels)
+            {
                 out.push(n);
                 n = node.end; // skip the match's subtree
             } else {

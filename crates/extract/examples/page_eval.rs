@@ -1,0 +1,152 @@
+//! Measurement: mean bigram F1 of the page-level methods R4 and text
+//! density (and WLR for reference) on the shared corpora (big9, dragnet),
+//! and pages per second.
+//!
+//! `cargo run --release -p canopy-extract --example page_eval [corpora_dir]`
+//!
+//! `PAGE_EVAL_PAGES=r4` (or `density`, `density_text`, `wlr`) prints one line
+//! per page: id, site, F1, whether the gold's first body sentence is in the
+//! output, number of output nodes.
+//!
+//! Tokens are lowercase runs of Unicode alphanumeric characters (each CJK
+//! character a token); F1 of the bigram *sets* of output and gold, per page;
+//! empty output scores 0; the mean is over all pages of the manifest.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use canopy_dom::{Document, DomOptions};
+use canopy_extract::{density, density_text, density_with, r4, wlr, DensityTags, WlrVariant};
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
+}
+
+fn tokens(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in s.chars() {
+        if is_cjk(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() {
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn bigrams(s: &str) -> HashSet<(String, String)> {
+    let t = tokens(s);
+    t.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect()
+}
+
+fn f1(out: &str, gold: &HashSet<(String, String)>) -> f64 {
+    let o = bigrams(out);
+    if o.is_empty() || gold.is_empty() {
+        return 0.0;
+    }
+    let common = o.intersection(gold).count() as f64;
+    if common == 0.0 {
+        return 0.0;
+    }
+    let p = common / o.len() as f64;
+    let r = common / gold.len() as f64;
+    2.0 * p * r / (p + r)
+}
+
+type Method = fn(&Document) -> String;
+
+fn join(doc: &Document, nodes: &[usize]) -> String {
+    let text: Vec<String> = nodes.iter().map(|&n| doc.inner_text(n)).collect();
+    text.join("\n")
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).unwrap_or_else(|| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora").to_string()
+    });
+    let methods: [(&str, Method); 6] = [
+        ("r4", |d| join(d, &r4(d))),
+        ("density", |d| join(d, &density(d))),
+        ("density_text", density_text),
+        ("density_s+e", |d| {
+            join(d, &density_with(d, DensityTags::StartAndEnd))
+        }),
+        ("wlr", |d| join(d, &wlr(d, WlrVariant::Wlr))),
+        ("body", |d| d.inner_text(d.body())),
+    ];
+    let detail = std::env::var("PAGE_EVAL_PAGES").ok();
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    for corpus in ["big9", "dragnet"] {
+        let root = format!("{dir}/{corpus}");
+        let manifest = std::fs::read_to_string(format!("{root}/manifest.tsv"))
+            .unwrap_or_else(|e| panic!("{root}/manifest.tsv: {e}"));
+        let mut sums = vec![0.0; methods.len()];
+        let mut empty = vec![0usize; methods.len()];
+        let mut times = vec![Duration::ZERO; methods.len()];
+        let mut parse_time = Duration::ZERO;
+        let mut pages = 0usize;
+        let mut bytes = 0usize;
+        for line in manifest.lines().skip(1) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let html = std::fs::read(format!("{root}/{}", cols[6])).expect("html");
+            let gold = std::fs::read(format!("{root}/{}", cols[7])).expect("gold");
+            let html = String::from_utf8_lossy(&html);
+            let gold_text = String::from_utf8_lossy(&gold).into_owned();
+            let gold = bigrams(&gold_text);
+            bytes += html.len();
+            let t = Instant::now();
+            let doc = Document::parse(&html, &DomOptions::default());
+            parse_time += t.elapsed();
+            for (i, (name, method)) in methods.iter().enumerate() {
+                let t = Instant::now();
+                let text = method(&doc);
+                times[i] += t.elapsed();
+                let score = f1(&text, &gold);
+                sums[i] += score;
+                if text.trim().is_empty() {
+                    empty[i] += 1;
+                }
+                if detail.as_deref() == Some(*name) {
+                    let out = norm(&text);
+                    let first = gold_text
+                        .lines()
+                        .skip(1)
+                        .map(norm)
+                        .find(|l| l.split(' ').count() >= 8)
+                        .unwrap_or_default();
+                    println!(
+                        "PAGE {} {} {:.3} {} {}",
+                        cols[0],
+                        cols[3],
+                        score,
+                        !first.is_empty() && out.contains(&first),
+                        out.len()
+                    );
+                }
+            }
+            pages += 1;
+        }
+        println!(
+            "{corpus}: {pages} pages, {:.1} MB, parse {:.0} pages/s",
+            bytes as f64 / 1e6,
+            pages as f64 / parse_time.as_secs_f64()
+        );
+        for (i, (name, _)) in methods.iter().enumerate() {
+            println!(
+                "  {name:12} mean bigram F1 {:.4}   empty {:4}   method+text {:.0} pages/s",
+                sums[i] / pages as f64,
+                empty[i],
+                pages as f64 / times[i].as_secs_f64()
+            );
+        }
+    }
+}

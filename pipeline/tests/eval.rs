@@ -1,0 +1,76 @@
+//! `canopy eval` on big9 with Forest: one CSV row per page, a mean bigram F1
+//! of at least 0.90, and a clear error for a missing gold file.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn corpus(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpora")
+        .join(name);
+    assert!(
+        dir.join("manifest.tsv").is_file(),
+        "corpus not found at {} (the shared corpora must sit at ../shared/corpora \
+         beside the repository)",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn eval_forest_on_big9() {
+    let out = tempfile::tempdir().unwrap();
+    let result = Command::new(env!("CARGO_BIN_EXE_canopy"))
+        .arg("eval")
+        .arg("--corpus")
+        .arg(corpus("big9"))
+        .args(["--method", "forest", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(stdout.contains("| forest |"), "{stdout}");
+
+    let mut reader = csv::Reader::from_path(out.path().join("eval.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (method, f1) = (col("method"), col("bigram_f1"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let forest: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[method] == "forest").collect();
+    assert_eq!(forest.len(), 200);
+    let mean = forest
+        .iter()
+        .map(|r| r[f1].parse::<f64>().unwrap())
+        .sum::<f64>()
+        / forest.len() as f64;
+    assert!(mean >= 0.90, "mean bigram F1 {mean:.4}");
+    let md = std::fs::read_to_string(out.path().join("eval.md")).unwrap();
+    assert!(md.contains("Bigram F1 per template group"), "{md}");
+}
+
+#[test]
+fn eval_names_a_missing_gold_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("manifest.tsv"),
+        "id\turl\trecord_id\tsite\tgroup\tlang\thtml\tgold\torig_id\n\
+         p1\thttp://x/\t<urn:1>\tx\tx@1\ten\thtml/p1.html\tgold/p1.txt\t-\n",
+    )
+    .unwrap();
+    let result = Command::new(env!("CARGO_BIN_EXE_canopy"))
+        .arg("eval")
+        .arg("--corpus")
+        .arg(dir.path())
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(stderr.contains("gold/p1.txt"), "{stderr}");
+}

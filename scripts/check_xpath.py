@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks Canopy's portable XPath wrappers with an independent engine (lxml).
+
+For every page of a corpus that a wrapper served, evaluates the wrapper's
+`xpath_portable` on the page's raw HTML with lxml (libxml2's parser and XPath
+1.0 engine, which share nothing with Canopy's html5ever DOM) and compares the
+text of the selected elements with the text Canopy extracted.
+
+Usage: check_xpath.py CORPUS_DIR CANOPY_OUT_DIR [--min-agreement 0.95]
+Exits 1 when fewer pages than --min-agreement agree.
+"""
+
+import argparse
+import csv
+import json
+import re
+import sys
+
+import lxml.etree
+import lxml.html
+
+# Elements Canopy drops before extraction (crates/dom): their text is not
+# article text in either engine.
+DROPPED = ["script", "style", "noscript", "template", "iframe", "object", "embed",
+           "canvas", "svg", "math", "select", "datalist"]
+
+
+# Canopy's default dom.drop_id_class (configs/default.toml): reader comments.
+DROP_ID_CLASS = ["comment", "disqus"]
+
+
+def drop_like_canopy(root):
+    for el in list(root.iter(DROPPED)):
+        el.drop_tree()
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str) or el.getparent() is None or el.tag == "body":
+            continue
+        idc = ((el.get("id") or "") + " " + (el.get("class") or "")).lower()
+        if any(d in idc for d in DROP_ID_CLASS):
+            el.drop_tree()
+
+
+def words(text):
+    return re.findall(r"\w+", text.lower())
+
+
+def bigrams(ws):
+    return set(zip(ws, ws[1:])) if len(ws) > 1 else set(ws)
+
+
+def f1(a, b):
+    A, B = bigrams(words(a)), bigrams(words(b))
+    if not A and not B:
+        return 1.0
+    if not A or not B:
+        return 0.0
+    i = len(A & B)
+    return 2 * i / (len(A) + len(B))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus")
+    ap.add_argument("out")
+    ap.add_argument("--min-agreement", type=float, default=0.95)
+    args = ap.parse_args()
+
+    manifest = {r["record_id"]: r for r in csv.DictReader(open(f"{args.corpus}/manifest.tsv"), delimiter="\t")}
+    checked = agreed = 0
+    failures = []
+    for line in open(f"{args.out}/articles.jsonl", encoding="utf-8"):
+        art = json.loads(line)
+        xpath = art.get("wrapper")
+        if not xpath or art["record_id"] not in manifest:
+            continue
+        raw = open(f"{args.corpus}/{manifest[art['record_id']]['html']}", "rb").read()
+        root = lxml.html.fromstring(raw)
+        drop_like_canopy(root)
+        nodes = root.xpath(xpath)
+        lx_text = "\n".join(n.text_content() for n in nodes if isinstance(n, lxml.etree._Element))
+        # Canopy's text starts with the title line, which the wrapper may not hold.
+        canopy_text = art["text"]
+        title = art.get("title") or ""
+        if title and canopy_text.startswith(title):
+            canopy_text = canopy_text[len(title):]
+        score = f1(lx_text, canopy_text)
+        checked += 1
+        if score >= 0.9:
+            agreed += 1
+        else:
+            failures.append((score, len(nodes), art["url"], xpath))
+    share = agreed / checked if checked else 0.0
+    print(f"{args.corpus}: {agreed}/{checked} wrapper-served pages agree with lxml ({share:.3f})")
+    for score, n, url, xpath in sorted(failures)[:10]:
+        print(f"  F1 {score:.2f} lxml matched {n}: {url} {xpath[:160]}")
+    return 0 if checked and share >= args.min_agreement else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
