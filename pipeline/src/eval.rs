@@ -367,13 +367,11 @@ pub fn render_markdown(corpus: &str, pages: &[GoldPage], results: &[MethodResult
     md.push_str(&table);
 
     md.push_str("\n### Bigram F1 per template group\n\n");
-    let same = pages.iter().all(|p| {
-        pages
-            .iter()
-            .filter(|q| q.page.group == p.page.group)
-            .all(|q| q.page.site == p.page.site)
-    }) && groups.len() == sites.len();
-    if same {
+    let pairs: std::collections::BTreeSet<(&str, &str)> = pages
+        .iter()
+        .map(|p| (p.page.site.as_str(), p.page.group.as_str()))
+        .collect();
+    if pairs.len() == sites.len() && pairs.len() == groups.len() {
         md.push_str("One template group per site: see the per-site table.\n");
     } else {
         let (table, _) = breakdown_table(pages, results, "group", |p| &p.group, 1);

@@ -247,7 +247,15 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
         })
         .collect();
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
-    let tfidf = top_k_tfidf(&bag_refs, &analyzer, settings.top_k);
+    let mut tfidf = top_k_tfidf(&bag_refs, &analyzer, settings.top_k);
+    // A page all of whose terms occur on every sibling (a duplicate, or a
+    // near-empty page) has no tf-idf signifier; rank its terms by tf alone,
+    // as for a single page.
+    for (ranked, bag) in tfidf.iter_mut().zip(&bag_refs) {
+        if ranked.is_empty() {
+            *ranked = top_k_tfidf(&[bag], &analyzer, settings.top_k).remove(0);
+        }
+    }
     let signifiers: Vec<Vec<(u32, f64)>> = pages
         .iter()
         .zip(tfidf)

@@ -16,7 +16,9 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use canopy_dom::{Document, DomOptions};
-use canopy_extract::{density, density_text, density_with, r4, wlr, DensityTags, WlrVariant};
+use canopy_extract::{
+    density, density_text, density_with, r4, r4_without_post_process, wlr, DensityTags, WlrVariant,
+};
 
 fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
@@ -73,8 +75,9 @@ fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora").to_string()
     });
-    let methods: [(&str, Method); 6] = [
+    let methods: [(&str, Method); 7] = [
         ("r4", |d| join(d, &r4(d))),
+        ("r4_no_post", |d| join(d, &r4_without_post_process(d))),
         ("density", |d| join(d, &density(d))),
         ("density_text", density_text),
         ("density_s+e", |d| {

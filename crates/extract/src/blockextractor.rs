@@ -409,23 +409,15 @@ fn own_tag_len(doc: &Document, id: NodeId) -> usize {
 /// the prefix belongs to the capture, not to the page, and would lower
 /// every density. Other values are returned as they are.
 fn unarchived(v: &str) -> &str {
-    let Some(at) = v.find("/web/") else {
+    let Some((_, rest)) = v.split_once("/web/") else {
         return v;
     };
-    let rest = &v[at + 5..];
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits < 8 {
+    let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.len() - after.len() < 8 {
         return v;
     }
-    let after = &rest[digits..];
-    let flags = after
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .count();
-    match after[flags..].strip_prefix('/') {
-        Some(original) => original,
-        None => v,
-    }
+    let after = after.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    after.strip_prefix('/').unwrap_or(v)
 }
 
 /// The smallest list of nodes whose subtrees hold exactly the kept text.
@@ -510,9 +502,9 @@ impl LTree {
     fn from_block(doc: &Document, block: &Block) -> LTree {
         // Pre-order list: (label, parent index in the list).
         let mut pre: Vec<(u64, Option<usize>)> = vec![(element_label(doc, block.root), None)];
-        // Map from arena id to list index for the nodes taken.
-        let mut index: HashMap<NodeId, usize> = HashMap::new();
         for &c in &block.children {
+            // List index of each arena node of the child's subtree.
+            let mut index = vec![usize::MAX; doc.node(c).end - c];
             for id in c..doc.node(c).end {
                 let label = match doc.text(id) {
                     Some(t) if t.trim().is_empty() => continue,
@@ -522,9 +514,12 @@ impl LTree {
                 let parent = if id == c {
                     Some(0)
                 } else {
-                    doc.node(id).parent.and_then(|p| index.get(&p).copied())
+                    doc.node(id)
+                        .parent
+                        .map(|p| index[p - c])
+                        .filter(|&i| i != usize::MAX)
                 };
-                index.insert(id, pre.len());
+                index[id - c] = pre.len();
                 pre.push((label, parent));
             }
         }
@@ -570,9 +565,9 @@ impl LTree {
         }
         // Key roots: the highest node of each leftmost leaf.
         let mut keyroots: Vec<usize> = Vec::new();
-        let mut seen: HashSet<usize> = HashSet::new();
+        let mut seen = vec![false; m];
         for i in (0..m).rev() {
-            if seen.insert(lml[i]) {
+            if !std::mem::replace(&mut seen[lml[i]], true) {
                 keyroots.push(i);
             }
         }
@@ -734,6 +729,16 @@ mod tests {
         let single = tree(&[(f, None)]);
         assert_eq!(tree_edit_distance(&t1, &single), 5);
         assert!(multiset_bound(&t1.sorted, &t2.sorted) <= 2);
+    }
+
+    #[test]
+    fn archive_prefixes_are_not_counted() {
+        let u = "https://web.archive.org/web/20081007151659js_/http://a.com/x.js";
+        assert_eq!(unarchived(u), "http://a.com/x.js");
+        let u = "/web/20130101000000/http://b.org/";
+        assert_eq!(unarchived(u), "http://b.org/");
+        assert_eq!(unarchived("http://a.com/web/2/x"), "http://a.com/web/2/x");
+        assert_eq!(unarchived("story-body"), "story-body");
     }
 
     #[test]

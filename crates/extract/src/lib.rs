@@ -42,7 +42,7 @@ pub use blockextractor::{
     DEFAULT_THRESHOLD,
 };
 pub use density::{density, density_text, density_with, Tags as DensityTags};
-pub use r4::r4;
+pub use r4::{r4, r4_without_post_process};
 pub use sigfeed::sigfeed;
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};
 #[doc(hidden)]

@@ -123,6 +123,18 @@ pub fn r4(doc: &Document) -> Vec<NodeId> {
     Analysis::new(doc).main
 }
 
+/// Algorithm 4's selection, before the post-process (for measuring the
+/// post-process).
+#[doc(hidden)]
+pub fn r4_without_post_process(doc: &Document) -> Vec<NodeId> {
+    let a = Analysis::new(doc);
+    if a.body_rule || a.rated.is_empty() {
+        a.main
+    } else {
+        a.selected
+    }
+}
+
 /// Tags that are never rated (§3.1, criterion 2; "UNDEFINED" has no
 /// counterpart in a parsed document).
 fn is_excluded(tag: &str) -> bool {
@@ -688,5 +700,43 @@ mod tests {
         a.selected = ids.to_vec();
         // The first list (one `a` per item, no image) goes, the second stays.
         assert_eq!(a.post_process(&doc), vec![ids[2], ids[3]]);
+    }
+}
+
+#[cfg(test)]
+mod debug_tmp {
+    #[test]
+    #[ignore]
+    fn dump() {
+        for path in std::env::var("R4_PAGES").unwrap().split(',') {
+            let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+            let doc = canopy_dom::Document::parse(&html, &Default::default());
+            let a = super::Analysis::new(&doc);
+            let info = |v: &[usize]| {
+                v.iter()
+                    .map(|&n| {
+                        let k = n - a.base;
+                        format!(
+                            "{n}:{}#{:?}.{:?} chars {} linkchars {} links {} tags {}",
+                            doc.tag(n),
+                            doc.attr(n, "id"),
+                            doc.attr(n, "class"),
+                            a.chars[k],
+                            a.link_chars[k],
+                            a.links[k],
+                            a.tags[k]
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            };
+            eprintln!("{path}\n body_rule {} rated {}", a.body_rule, a.rated.len());
+            eprintln!(
+                " cset {:?}\n reduced {:?}\n selected {:?}\n main {:?}",
+                info(&a.c_set),
+                a.reduced,
+                info(&a.selected),
+                a.main
+            );
+        }
     }
 }
