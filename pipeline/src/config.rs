@@ -76,6 +76,8 @@ pub struct ForestConfig {
 #[serde(deny_unknown_fields)]
 pub struct ExtractConfig {
     pub fallback: String,
+    pub residue: bool,
+    pub link_density: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

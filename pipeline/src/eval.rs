@@ -164,8 +164,17 @@ pub fn run_method(
             None => (PageScore::ZERO, "none".to_string()),
         })
         .collect();
+    // Coverage with feed signifiers is not the default coverage: say so.
+    let name = if config.signifiers.source == SignifierSource::Feeds
+        && method.is_site_level()
+        && method != Method::ForestFeeds
+    {
+        format!("{}+feeds", method.name())
+    } else {
+        method.name().to_string()
+    };
     Ok(MethodResult {
-        name: method.name().to_string(),
+        name,
         pages: scored,
         pages_per_s: Some(out.articles.len() as f64 / seconds.max(1e-9)),
         version: None,

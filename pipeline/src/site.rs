@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use canopy_cluster::{group_templates, Signature};
 use canopy_dom::{Document, DomOptions, NodeId};
+use canopy_extract::{clean_text, CleanOptions, Residue};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_output::SummaryRow;
 use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
@@ -43,6 +44,7 @@ pub struct SiteSettings {
     pub template_threshold: f64,
     pub top_k: usize,
     pub signifiers: SignifierSource,
+    pub clean: CleanOptions,
 }
 
 impl SiteSettings {
@@ -78,6 +80,10 @@ impl SiteSettings {
             template_threshold: config.cluster.template_threshold,
             top_k: config.signifiers.top_k,
             signifiers,
+            clean: CleanOptions {
+                residue: config.extract.residue,
+                link_density: config.extract.link_density,
+            },
         })
     }
 
@@ -169,6 +175,8 @@ fn process_cluster(
     } else {
         None
     };
+    let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
+    let residue = Residue::learn(&docs);
 
     let mut matched = 0;
     let mut fallbacks = 0;
@@ -177,7 +185,7 @@ fn process_cluster(
             .as_ref()
             .map(|w| w.apply(&page.doc))
             .unwrap_or_default();
-        let text = join_text(&page.doc, &nodes);
+        let text = clean_text(&page.doc, &nodes, &residue, &settings.clean);
         let article = if text.is_empty() {
             fallbacks += 1;
             page_level_article(site, cluster, page, settings.fallback, &titles)

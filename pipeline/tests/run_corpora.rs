@@ -136,7 +136,10 @@ fn feed_signifiers_run_on_big9() {
     let f1 = check_corpus("big9", &["--signifiers", "feeds", feeds.to_str().unwrap()]);
     // Measured 0.746: title-only feed items pull the wrapper to the headline
     // on four template groups (see docs/evaluation.md).
-    assert!(f1 >= 0.70, "big9 bigram F1 with feed signifiers {f1:.4} < 0.70");
+    assert!(
+        f1 >= 0.70,
+        "big9 bigram F1 with feed signifiers {f1:.4} < 0.70"
+    );
 }
 
 #[test]

@@ -407,7 +407,13 @@ impl Document {
     /// The visible text of a subtree: whitespace collapsed inside blocks,
     /// one line per block element (and per `<br>`), empty lines dropped.
     pub fn inner_text(&self, id: NodeId) -> String {
-        text::inner_text(self, id)
+        text::inner_text(self, id, &|_| true)
+    }
+
+    /// [`Document::inner_text`] without the nodes (and subtrees) below `id`
+    /// for which `keep` is false.
+    pub fn inner_text_where(&self, id: NodeId, keep: &dyn Fn(NodeId) -> bool) -> String {
+        text::inner_text(self, id, keep)
     }
 }
 

@@ -134,3 +134,13 @@ fn root_and_body_are_never_dropped() {
     assert_eq!(doc.tag(doc.body()), "body");
     assert_eq!(doc.inner_text(doc.body()), "text");
 }
+
+#[test]
+fn inner_text_where_skips_subtrees_and_keeps_lines_apart() {
+    let doc = parse("<body><p>one <span>two</span> three</p><ul><li>x</li></ul><p>four</p></body>");
+    let skip_ul = |n: NodeId| doc.tag(n) != "ul" && doc.tag(n) != "span";
+    assert_eq!(
+        doc.inner_text_where(doc.body(), &skip_ul),
+        "one three\nfour"
+    );
+}

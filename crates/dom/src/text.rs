@@ -83,14 +83,24 @@ fn break_line(out: &mut String) {
     }
 }
 
-pub(crate) fn inner_text(doc: &Document, id: NodeId) -> String {
+pub(crate) fn inner_text(doc: &Document, id: NodeId, keep: &dyn Fn(NodeId) -> bool) -> String {
     let mut out = String::new();
     // Pending closes: the `end` of open block elements, innermost last.
     let mut open_blocks: Vec<NodeId> = Vec::new();
-    for n in id..doc.node(id).end {
+    let end = doc.node(id).end;
+    let mut n = id;
+    while n < end {
         while open_blocks.last().is_some_and(|&end| end <= n) {
             open_blocks.pop();
             break_line(&mut out);
+        }
+        if n != id && !keep(n) {
+            // Skipped nodes still end the line they interrupt if they are blocks.
+            if doc.element(n).is_some_and(|e| is_block(&e.tag)) {
+                break_line(&mut out);
+            }
+            n = doc.node(n).end;
+            continue;
         }
         match &doc.node(n).data {
             NodeData::Element(e) => {
@@ -116,6 +126,10 @@ pub(crate) fn inner_text(doc: &Document, id: NodeId) -> String {
                 }
             }
         }
+        n += 1;
+    }
+    while open_blocks.pop().is_some() {
+        break_line(&mut out);
     }
     // Trim each line; drop empty ones.
     let mut clean = String::with_capacity(out.len());

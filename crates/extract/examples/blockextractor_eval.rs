@@ -95,10 +95,15 @@ fn main() {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora").to_string()
     });
     let verbose = std::env::var_os("BE_EVAL_PAGES").is_some();
+    // Overrides for sensitivity runs: BE_DELTA (max_distance), BE_THRESHOLD.
     let delta: f64 = std::env::var("BE_DELTA")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0.1);
+    let threshold: f64 = std::env::var("BE_THRESHOLD")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(canopy_extract::DEFAULT_THRESHOLD);
     for corpus in ["big9", "dragnet"] {
         let root = format!("{dir}/{corpus}");
         let manifest = std::fs::read_to_string(format!("{root}/manifest.tsv"))
@@ -161,6 +166,7 @@ fn main() {
                         &[],
                         &BlockExtractorOptions {
                             redundancy: false,
+                            threshold,
                             ..Default::default()
                         },
                     ),
@@ -169,6 +175,7 @@ fn main() {
                         &siblings,
                         &BlockExtractorOptions {
                             max_distance: delta,
+                            threshold,
                             ..Default::default()
                         },
                     ),

@@ -25,8 +25,8 @@
 //! * **Remove / indent** (Algorithm 1, lines 5–8): canopy-dom already drops
 //!   scripts, styles, comments and hidden elements; attributes are already
 //!   part of their element. Whitespace-only text nodes are ignored, and so
-//!   are block elements without any text below them (an empty `div`
-//!   or an `hr` neither splits nor joins runs).
+//!   are elements without any text below them (an empty `div`, an `hr`,
+//!   an image neither splits nor joins runs, and belongs to no block).
 //! * **BLE / IE** (§2.1.2): an element is a BLE when `canopy_dom::is_block`
 //!   says so (`br` excepted: it is an inline element in HTML), or when it is
 //!   an inline element with a block element below it (an `a` wrapping a
@@ -41,7 +41,12 @@
 //!   (Algorithm 1, line 11, prints `(IE|text)*p?q*|l*|t*`, read as a typo).
 //! * **TgL / TtL** (Eqs. 1–2): `LofTag` is the tag name's length in
 //!   characters; `LofAttr` is, per attribute, `name="value"` (name, value
-//!   and 3); TtL counts the characters of the text with each run of
+//!   and 3), a URL rewritten by a Web archive being counted without the
+//!   archive's prefix (`https://web.archive.org/web/<timestamp>/`: it
+//!   belongs to the capture, not to the page, and adds some 45 characters
+//!   to every link, which pushed whole articles of big9's Wayback captures
+//!   under the threshold: big9 mean bigram F1 0.902 → 0.926 without
+//!   redundancy removal; dragnet, live pages, unchanged); TtL counts the characters of the text with each run of
 //!   whitespace counted as one character and the ends trimmed. Both are
 //!   summed over the whole subtree (the paper's "sum of these in all its
 //!   child nodes", applied recursively as in Algorithm 2). The block root
@@ -76,6 +81,20 @@
 //! the recursion). Redundancy removal builds the blocks of every sibling
 //! (linear each) and compares each kept block with the sibling blocks of
 //! the same root tag that pass the two lower bounds.
+//!
+//! Measured (`examples/blockextractor_eval.rs`, release build, mean bigram
+//! F1; siblings = the other pages of the same manifest `site`):
+//!
+//! | corpus  | no redundancy removal | redundancy removal |
+//! |---------|-----------------------|--------------------|
+//! | big9    | 0.926 (≈6,000 pages/s) | 0.942 (≈150 pages/s, 39 siblings) |
+//! | dragnet | 0.731 (≈6,000 pages/s) | 0.750 (≈800 pages/s, 4–22 siblings) |
+//!
+//! Redundancy removal costs about one block conversion per sibling per
+//! call: the siblings' blocks are rebuilt for every page. Exact matching
+//! only (`max_distance: 0.0`) scores the same to three decimals on big9
+//! (0.942 vs 0.942) and 0.7494 vs 0.7495 on dragnet; 0.2 and 0.3 score
+//! lower (big9 0.941 and 0.940, dragnet 0.747 and 0.747).
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};

@@ -46,7 +46,8 @@
 //!   i.e. the difference of their depths.
 //! * **childNodes(n)** (Def. 3.1): all kept child nodes, text nodes
 //!   included (the DOM `childNodes` the paper names), whitespace-only text
-//!   nodes included.
+//!   nodes included, as in a browser. (Not counting whitespace-only text
+//!   nodes changes mean bigram F1 by +0.006 on big9, +0.001 on dragnet.)
 //! * **depth(n), maxDepth(P)** (Def. 2.1, Def. 3.1): the depth of `n` is its
 //!   distance in edges from `body` (the text of §3.1 — "evaluates the depth
 //!   of a DOM node in the DOM tree", "the first half of the DOM tree" — and
@@ -93,7 +94,11 @@
 //!   of selected nodes, if all its element children have one tag, each has
 //!   exactly one child node and it is an `a`, and no `img` is below them, the
 //!   selected nodes among those children are removed. When the post-process
-//!   removes every node, the output is empty (the paper gives no fallback).
+//!   removes every node, the output is empty (the paper gives no fallback):
+//!   that happens on 1 of 200 big9 and 14 of 732 dragnet pages, where the
+//!   selected node is a comment list or an article with many linked words;
+//!   with the post-process mean bigram F1 is 0.889 / 0.735 (big9 /
+//!   dragnet), without it ([`r4_without_post_process`]) 0.893 / 0.742.
 //! * **No rated node** (a page without nested elements): the output is
 //!   `body` when it has text, else nothing.
 //!
@@ -386,8 +391,8 @@ impl Analysis {
 
         // paper: §3.3 Algorithm 1 — the centroid is the mean point.
         for r in &a.std {
-            for i in 0..4 {
-                a.centroid[i] += r[i] / count;
+            for (c, v) in a.centroid.iter_mut().zip(r) {
+                *c += v / count;
             }
         }
         // paper: §3.3 Algorithm 2, Def. 3.4 — Euclidean distance to the
@@ -700,43 +705,5 @@ mod tests {
         a.selected = ids.to_vec();
         // The first list (one `a` per item, no image) goes, the second stays.
         assert_eq!(a.post_process(&doc), vec![ids[2], ids[3]]);
-    }
-}
-
-#[cfg(test)]
-mod debug_tmp {
-    #[test]
-    #[ignore]
-    fn dump() {
-        for path in std::env::var("R4_PAGES").unwrap().split(',') {
-            let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
-            let doc = canopy_dom::Document::parse(&html, &Default::default());
-            let a = super::Analysis::new(&doc);
-            let info = |v: &[usize]| {
-                v.iter()
-                    .map(|&n| {
-                        let k = n - a.base;
-                        format!(
-                            "{n}:{}#{:?}.{:?} chars {} linkchars {} links {} tags {}",
-                            doc.tag(n),
-                            doc.attr(n, "id"),
-                            doc.attr(n, "class"),
-                            a.chars[k],
-                            a.link_chars[k],
-                            a.links[k],
-                            a.tags[k]
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            };
-            eprintln!("{path}\n body_rule {} rated {}", a.body_rule, a.rated.len());
-            eprintln!(
-                " cset {:?}\n reduced {:?}\n selected {:?}\n main {:?}",
-                info(&a.c_set),
-                a.reduced,
-                info(&a.selected),
-                a.main
-            );
-        }
     }
 }

