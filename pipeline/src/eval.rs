@@ -140,7 +140,7 @@ pub fn run_method(
     method: Method,
 ) -> anyhow::Result<MethodResult> {
     let mut inputs = vec![corpus_warc(dir)?];
-    if method == Method::ForestFeeds || config.signifiers.source == SignifierSource::Feeds {
+    if method.uses_feeds() || config.signifiers.source == SignifierSource::Feeds {
         let feeds = dir.join("feeds");
         anyhow::ensure!(
             feeds.is_dir(),

@@ -18,16 +18,33 @@ pub enum Method {
     Page(PageMethod),
 }
 
-/// The page-level methods: one page at a time, no site knowledge.
+/// The page-level methods: one page at a time (BlockExtractor also looks
+/// at the other pages of the site to remove recurring blocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageMethod {
+    /// WLR and its variants (wlr-words-leaves-ratio.md).
     Wlr(WlrVariant),
+    /// R4 (r4-euclidean-dom-features.md).
+    R4,
+    /// Text density graph (text-density-graph.md).
+    Density,
+    /// BlockExtractor with cross-page redundancy removal (blockextractor.md).
+    BlockExtractor,
+    /// Sigfeed: the `div` densest in feed keywords (forest.md §2, §4).
+    Sigfeed,
+    /// The feed item's title and description (forest.md §4).
+    Description,
 }
 
 impl PageMethod {
     pub fn name(self) -> &'static str {
         match self {
             PageMethod::Wlr(v) => v.name(),
+            PageMethod::R4 => "r4",
+            PageMethod::Density => "density",
+            PageMethod::BlockExtractor => "blockextractor",
+            PageMethod::Sigfeed => "sigfeed",
+            PageMethod::Description => "description",
         }
     }
 }
@@ -38,10 +55,15 @@ impl Method {
         "forest",
         "forest-feeds",
         "coverage",
+        "sigfeed",
+        "description",
         "wlr",
         "cnr",
         "wnr",
         "clr",
+        "r4",
+        "blockextractor",
+        "density",
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +79,14 @@ impl Method {
     pub fn is_site_level(self) -> bool {
         !matches!(self, Method::Page(_))
     }
+
+    /// Whether the method reads feed items (the feed files must be inputs).
+    pub fn uses_feeds(self) -> bool {
+        matches!(
+            self,
+            Method::ForestFeeds | Method::Page(PageMethod::Sigfeed | PageMethod::Description)
+        )
+    }
 }
 
 impl FromStr for Method {
@@ -66,6 +96,11 @@ impl FromStr for Method {
             "forest" => Method::Forest,
             "forest-feeds" => Method::ForestFeeds,
             "coverage" => Method::Coverage,
+            "r4" => Method::Page(PageMethod::R4),
+            "density" => Method::Page(PageMethod::Density),
+            "blockextractor" => Method::Page(PageMethod::BlockExtractor),
+            "sigfeed" => Method::Page(PageMethod::Sigfeed),
+            "description" => Method::Page(PageMethod::Description),
             other => match other.parse::<WlrVariant>() {
                 Ok(v) => Method::Page(PageMethod::Wlr(v)),
                 Err(_) => {
@@ -92,5 +127,19 @@ impl FromStr for PageMethod {
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_method_parses_to_itself() {
+        for name in Method::ALL {
+            assert_eq!(name.parse::<Method>().unwrap().name(), *name);
+        }
+        assert!("forest".parse::<PageMethod>().is_err());
+        assert!("nope".parse::<Method>().is_err());
     }
 }

@@ -121,6 +121,7 @@ pub fn process_site(
         .collect();
 
     let mut out = SiteOutput::default();
+    let site_docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
     if let Method::Page(method) = settings.method {
         let start = Instant::now();
         for page in &pages {
@@ -130,6 +131,7 @@ pub fn process_site(
                 page,
                 method,
                 &[],
+                &site_docs,
             ));
         }
         out.summary.push(SummaryRow {
@@ -154,7 +156,7 @@ pub fn process_site(
             .map(|(p, _)| p)
             .collect();
         let cluster = format!("{site}/{g}");
-        process_cluster(site, &cluster, &members, settings, &mut out);
+        process_cluster(site, &cluster, &members, &site_docs, settings, &mut out);
     }
     out
 }
@@ -164,6 +166,7 @@ fn process_cluster(
     site: &str,
     cluster: &str,
     pages: &[&Page<'_>],
+    site_docs: &[&Document],
     settings: &SiteSettings,
     out: &mut SiteOutput,
 ) {
@@ -188,7 +191,7 @@ fn process_cluster(
         let text = clean_text(&page.doc, &nodes, &residue, &settings.clean);
         let article = if text.is_empty() {
             fallbacks += 1;
-            page_level_article(site, cluster, page, settings.fallback, &titles)
+            page_level_article(site, cluster, page, settings.fallback, &titles, site_docs)
         } else {
             matched += 1;
             let title = article_title(page, site, &titles);
@@ -323,12 +326,28 @@ fn page_level_article(
     page: &Page<'_>,
     method: PageMethod,
     sibling_titles: &[&str],
+    site_docs: &[&Document],
 ) -> Article {
-    let nodes = match method {
-        PageMethod::Wlr(v) => canopy_extract::wlr(&page.doc, v),
-    };
     let title = article_title(page, site, sibling_titles);
-    let text = join_text(&page.doc, &nodes);
+    let text = match method {
+        PageMethod::Description => page
+            .feed
+            .map(|item| format!("{}\n{}", item.title, item.description))
+            .unwrap_or_default(),
+        _ => {
+            let nodes = page_level_nodes(page, method, site_docs);
+            // Link-dense blocks out; there are no siblings to find residue with.
+            clean_text(
+                &page.doc,
+                &nodes,
+                &Residue::default(),
+                &CleanOptions {
+                    residue: false,
+                    ..CleanOptions::default()
+                },
+            )
+        }
+    };
     Article {
         url: page.record.url.clone(),
         record_id: page.record.record_id.clone(),
@@ -342,6 +361,39 @@ fn page_level_article(
     }
 }
 
+/// The nodes a page-level method selects.
+fn page_level_nodes(page: &Page<'_>, method: PageMethod, site_docs: &[&Document]) -> Vec<NodeId> {
+    let doc = &page.doc;
+    match method {
+        PageMethod::Wlr(v) => canopy_extract::wlr(doc, v),
+        PageMethod::R4 => canopy_extract::r4(doc),
+        PageMethod::Density => canopy_extract::density(doc),
+        PageMethod::BlockExtractor => {
+            let siblings: Vec<&Document> = site_docs
+                .iter()
+                .copied()
+                .filter(|d| !std::ptr::eq(*d, doc))
+                .collect();
+            canopy_extract::blockextractor(doc, &siblings)
+        }
+        PageMethod::Sigfeed => {
+            // The feed item's words; without an item, the page's title.
+            let source = page.feed.map_or_else(
+                || raw_title(doc),
+                |item| format!("{} {}", item.title, item.description),
+            );
+            let words: Vec<String> = source
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.chars().count() >= 3)
+                .map(str::to_lowercase)
+                .collect();
+            let keywords: Vec<&str> = words.iter().map(String::as_str).collect();
+            canopy_extract::sigfeed(doc, &keywords)
+        }
+        PageMethod::Description => Vec::new(),
+    }
+}
+
 fn raw_title(doc: &Document) -> String {
     doc.meta("og:title")
         .map(str::to_string)
@@ -351,22 +403,6 @@ fn raw_title(doc: &Document) -> String {
 
 fn article_title(page: &Page<'_>, site: &str, siblings: &[&str]) -> String {
     clean_title(&raw_title(&page.doc), site, siblings)
-}
-
-/// The text of the selected nodes, one block a line.
-fn join_text(doc: &Document, nodes: &[NodeId]) -> String {
-    let mut text = String::new();
-    for &n in nodes {
-        let t = doc.inner_text(n);
-        if t.is_empty() {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&t);
-    }
-    text
 }
 
 /// The article: its title on the first line, unless the extracted text

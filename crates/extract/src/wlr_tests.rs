@@ -94,7 +94,8 @@ fn content_nodes_and_threshold() {
     for n in logo..doc.node(logo).end {
         assert!(!a.content[a.k(n)], "node {n} ({}) is content", doc.tag(n));
     }
-    assert!(!a.content[a.k(find(&doc, "option"))]);
+    // canopy-dom drops `select` widgets before WLR sees the page.
+    assert!((0..doc.len()).all(|n| doc.tag(n) != "option"));
     // body: the two remaining divs/p are joinable and l = 1: one run.
     assert_eq!(a.words[0], 5);
     assert_eq!(a.leaves[0], 1);
