@@ -9,8 +9,9 @@
 //!   the cluster (and on two pages at least) is the template's, not the
 //!   article's: "Share this", "Bookmark with:", "Related stories".
 //! - **Link density.** A block element (list, list item, division, table
-//!   row…) at least `link_density` of whose text is link text is a link
-//!   list, not prose.
+//!   row…; not paragraphs, which are prose even when they are mostly
+//!   links) at least `link_density` of whose text is link text is a link
+//!   list.
 
 use std::collections::{HashMap, HashSet};
 
@@ -88,7 +89,6 @@ fn is_list_block(tag: &str) -> bool {
             | "table"
             | "tr"
             | "td"
-            | "p"
             | "nav"
             | "aside"
             | "footer"

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Throughput benchmark (not a test): Canopy end to end vs. resiliparse and trafilatura.
+#
+#   bash scripts/bench.sh                 # from the repository root (or anywhere)
+#
+# For every corpus (default: ../shared/corpora/big9 and ../shared/corpora/dragnet, each a
+# folder with <name>.warc.gz, manifest.tsv and html/<id>.html):
+#
+#   - canopy run <name>.warc.gz --out DIR --threads 1   (pinned: taskset -c 0)
+#   - canopy run <name>.warc.gz --out DIR --threads 2   (pinned: taskset -c 0,1)
+#   - resiliparse main content  (HTMLTree.parse_from_bytes(b, detect_encoding(b)) then
+#     extract_plain_text(tree, main_content=True))       (pinned: taskset -c 0)
+#   - trafilatura.extract(html, include_comments=False)  (pinned: taskset -c 0)
+#
+# The peers read the same pages from manifest.tsv + html/<id>.html (as
+# scripts/peers/run_peers.py does) in the venv scripts/peers/.venv (bash
+# scripts/peers/setup.sh). Every run is measured as a whole process with /usr/bin/time -v
+# (wall, user+sys CPU, peak RSS); the peers also report the time inside their parse +
+# extract calls. Repetitions are interleaved (rep 1 of everything, then rep 2, ...) so that
+# the noise of a shared machine hits every tool alike; the tables give medians. Only the
+# ratios measured in one run are meaningful. MB = bytes of input HTML (html/<id>.html).
+#
+# Environment:
+#   REPS=5            repetitions of the Canopy runs and of resiliparse
+#   PEER_REPS=3       repetitions of trafilatura (slow)
+#   CORPORA="DIR..."  corpus folders (default: big9 and dragnet under ../shared/corpora)
+#   BENCH_OUT=DIR     where raw results go (default /tmp/canopy-bench); results.tsv, table.md
+#   NO_BUILD=1        skip `cargo build --release -p canopy`
+#   CANOPY=PATH       binary to benchmark (default target/release/canopy, copied first so
+#                     that a concurrent rebuild cannot change it mid-run)
+#   SKIP_TRAFILATURA=1 / SKIP_RESILIPARSE=1
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+REPS="${REPS:-5}"
+PEER_REPS="${PEER_REPS:-3}"
+BENCH_OUT="${BENCH_OUT:-/tmp/canopy-bench}"
+CORPORA="${CORPORA:-$ROOT/../shared/corpora/big9 $ROOT/../shared/corpora/dragnet}"
+VENV_PY="$ROOT/scripts/peers/.venv/bin/python"
+HELPER="$ROOT/scripts/bench_peers.py"
+
+die() { echo "bench.sh: $*" >&2; exit 1; }
+
+# --- prerequisites --------------------------------------------------------------------
+if ! /usr/bin/time -v true >/dev/null 2>&1; then
+    die "GNU time (/usr/bin/time -v) is missing: apt-get install -y time"
+fi
+command -v taskset >/dev/null || die "taskset is missing: apt-get install -y util-linux"
+[ -x "$VENV_PY" ] || die "no peers venv at $VENV_PY: run bash scripts/peers/setup.sh"
+"$VENV_PY" -c 'import resiliparse, trafilatura' 2>/dev/null \
+    || die "resiliparse/trafilatura not importable in $VENV_PY: run bash scripts/peers/setup.sh"
+NCPU="$(nproc)"
+[ "$NCPU" -ge 2 ] || echo "bench.sh: warning: only $NCPU CPU; the 2-thread run shares one core" >&2
+
+if [ -z "${NO_BUILD:-}" ] && [ -z "${CANOPY:-}" ]; then
+    cargo build --release -p canopy >&2
+fi
+mkdir -p "$BENCH_OUT"
+cp "${CANOPY:-$ROOT/target/release/canopy}" "$BENCH_OUT/canopy"
+BIN="$BENCH_OUT/canopy"
+
+for c in $CORPORA; do
+    name="$(basename "$c")"
+    [ -f "$c/$name.warc.gz" ] || die "missing $c/$name.warc.gz"
+    [ -f "$c/manifest.tsv" ] || die "missing $c/manifest.tsv"
+done
+
+RESULTS="$BENCH_OUT/results.tsv"
+printf 'corpus\tlabel\trep\tpages\tbytes\twall_s\tuser_s\tsys_s\tmaxrss_kb\textract_s\n' > "$RESULTS"
+
+# pages and input-HTML bytes of a corpus (from its manifest)
+corpus_size() {
+    python3 - "$1" <<'EOF'
+import csv, os, sys
+c = sys.argv[1]
+with open(os.path.join(c, "manifest.tsv"), newline="", encoding="utf-8") as f:
+    rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+print(len(rows), sum(os.path.getsize(os.path.join(c, r["html"])) for r in rows))
+EOF
+}
+
+# timed CORPUS LABEL REP PAGES BYTES EXTRACT_JSON -- CMD...  (appends one row to RESULTS)
+timed() {
+    local corpus="$1" label="$2" rep="$3" pages="$4" bytes="$5" json="$6"
+    shift 7
+    local tf="$BENCH_OUT/time.txt"
+    if ! /usr/bin/time -v -o "$tf" "$@" >"$BENCH_OUT/last.stdout" 2>"$BENCH_OUT/last.stderr"; then
+        cat "$BENCH_OUT/last.stderr" >&2
+        die "failed: $*"
+    fi
+    local wall user sys rss ext=""
+    wall="$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tf")"
+    user="$(awk -F': ' '/User time \(seconds\)/ {print $2}' "$tf")"
+    sys="$(awk -F': ' '/System time \(seconds\)/ {print $2}' "$tf")"
+    rss="$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tf")"
+    if [ -n "$json" ]; then
+        ext="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["extract_seconds"])' "$json")"
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+        "$corpus" "$label" "$rep" "$pages" "$bytes" "$wall" "$user" "$sys" "$rss" "$ext" >> "$RESULTS"
+    printf '  %-8s %-20s rep %s: wall %6.2f s  cpu %6.2f s  rss %6d KB%s\n' \
+        "$corpus" "$label" "$rep" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" "$rss" \
+        "${ext:+  (extract $ext s)}" >&2
+}
+
+echo "bench.sh: $(date -u +%FT%TZ), $NCPU CPUs, binary $(sha256sum "$BIN" | cut -c1-12), reps $REPS (trafilatura $PEER_REPS)" >&2
+declare -A PAGES BYTES
+for c in $CORPORA; do
+    name="$(basename "$c")"
+    read -r p b < <(corpus_size "$c")
+    PAGES[$name]="$p"; BYTES[$name]="$b"
+    echo "  $name: $p pages, $b bytes of HTML, $(stat -c %s "$c/$name.warc.gz") bytes of WARC.gz" >&2
+done
+
+# Warm-up (page cache, venv imports), not recorded.
+for c in $CORPORA; do
+    name="$(basename "$c")"
+    rm -rf "$BENCH_OUT/out"; "$BIN" run "$c/$name.warc.gz" --out "$BENCH_OUT/out" --threads 1 2>/dev/null
+    cat "$c"/html/* > /dev/null
+done
+"$VENV_PY" -c 'import resiliparse.extract.html2text, trafilatura'
+
+MAXREPS=$(( REPS > PEER_REPS ? REPS : PEER_REPS ))
+for rep in $(seq 1 "$MAXREPS"); do
+    for c in $CORPORA; do
+        name="$(basename "$c")"
+        p="${PAGES[$name]}"; b="${BYTES[$name]}"
+        if [ "$rep" -le "$REPS" ]; then
+            for t in 1 2; do
+                cpus=0; [ "$t" -ge 2 ] && cpus="0-$(( t - 1 ))"
+                rm -rf "$BENCH_OUT/out"
+                timed "$name" "canopy --threads $t" "$rep" "$p" "$b" "" -- \
+                    taskset -c "$cpus" "$BIN" run "$c/$name.warc.gz" --out "$BENCH_OUT/out" --threads "$t"
+                n="$(wc -l < "$BENCH_OUT/out/articles.jsonl")"
+                [ "$n" -eq "$p" ] || echo "  note: canopy wrote $n articles for $p pages" >&2
+            done
+            if [ -z "${SKIP_RESILIPARSE:-}" ]; then
+                timed "$name" "resiliparse" "$rep" "$p" "$b" "$BENCH_OUT/peer.json" -- \
+                    taskset -c 0 "$VENV_PY" "$HELPER" run --tool resiliparse --corpus "$c" --json "$BENCH_OUT/peer.json"
+            fi
+        fi
+        if [ "$rep" -le "$PEER_REPS" ] && [ -z "${SKIP_TRAFILATURA:-}" ]; then
+            timed "$name" "trafilatura" "$rep" "$p" "$b" "$BENCH_OUT/peer.json" -- \
+                taskset -c 0 "$VENV_PY" "$HELPER" run --tool trafilatura --corpus "$c" --json "$BENCH_OUT/peer.json"
+        fi
+    done
+done
+
+{
+    echo "Benchmark $(date -u +%FT%TZ) on $(hostname): $NCPU CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ {printf "%.1f GB", $2/1048576}' /proc/meminfo) RAM"
+    echo "resiliparse $("$VENV_PY" -c 'from importlib.metadata import version as v; print(v("resiliparse"))'), trafilatura $("$VENV_PY" -c 'from importlib.metadata import version as v; print(v("trafilatura"))'), $("$VENV_PY" -V)"
+    echo
+    python3 "$HELPER" table --results "$RESULTS"
+} | tee "$BENCH_OUT/table.md"
