@@ -132,6 +132,7 @@ pub fn process_site(
                 method,
                 &[],
                 &site_docs,
+                f64::INFINITY,
             ));
         }
         out.summary.push(SummaryRow {
@@ -191,7 +192,15 @@ fn process_cluster(
         let text = clean_text(&page.doc, &nodes, &residue, &settings.clean);
         let article = if text.is_empty() {
             fallbacks += 1;
-            page_level_article(site, cluster, page, settings.fallback, &titles, site_docs)
+            page_level_article(
+                site,
+                cluster,
+                page,
+                settings.fallback,
+                &titles,
+                site_docs,
+                settings.clean.link_density,
+            )
         } else {
             matched += 1;
             let title = article_title(page, site, &titles);
@@ -327,6 +336,7 @@ fn page_level_article(
     method: PageMethod,
     sibling_titles: &[&str],
     site_docs: &[&Document],
+    link_density: f64,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
     let text = match method {
@@ -336,16 +346,14 @@ fn page_level_article(
             .unwrap_or_default(),
         _ => {
             let nodes = page_level_nodes(page, method, site_docs);
-            // Link-dense blocks out; there are no siblings to find residue with.
-            clean_text(
-                &page.doc,
-                &nodes,
-                &Residue::default(),
-                &CleanOptions {
-                    residue: false,
-                    ..CleanOptions::default()
-                },
-            )
+            // As Forest's fallback, link-dense blocks go (there are no
+            // siblings to find residue with); run on its own (link_density
+            // infinite), a method gives exactly what its paper's does.
+            let options = CleanOptions {
+                residue: false,
+                link_density,
+            };
+            clean_text(&page.doc, &nodes, &Residue::default(), &options)
         }
     };
     Article {

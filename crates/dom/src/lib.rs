@@ -32,6 +32,9 @@ pub use text::{collapse_whitespace, is_block};
 
 use sink::{BuildData, Sink, NONE};
 
+/// Bytes handed to html5ever at a time (see [`Document::parse`]).
+const PARSE_SLICE: usize = 16 << 10;
+
 /// Index of a node in a [`Document`].
 pub type NodeId = usize;
 
@@ -94,7 +97,9 @@ pub struct Document {
     nodes: Vec<Node>,
     text: String,
     body: NodeId,
-    /// Whether the input was cut at `max_bytes` or nesting flattened at `max_depth`.
+    /// Whether the input was cut at `max_bytes`, nesting flattened at
+    /// `max_depth`, or the rest of a page nested far beyond `max_depth` cut
+    /// when its parse ran out of budget.
     pub truncated: bool,
 }
 
@@ -163,7 +168,27 @@ impl Document {
             html
         };
         let sink = Sink::new(options.max_depth);
-        let sink = html5ever::parse_document(sink, Default::default()).one(input);
+        let mut parser = html5ever::parse_document(sink, Default::default());
+        // Fed in slices so that a page nested far beyond `max_depth` can be
+        // cut: html5ever's tree builder scans its stack of open elements for
+        // most start tags, which is quadratic in nesting depth (100,000
+        // nested `<div>`s took 36 s). Once the work spent beyond the cap
+        // passes the budget, the rest of the page is dropped.
+        let mut rest = input;
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(PARSE_SLICE);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            let (slice, tail) = rest.split_at(cut);
+            parser.process(slice.into());
+            rest = tail;
+            if parser.tokenizer.sink.sink.deep_work.get() > sink::MAX_DEEP_WORK {
+                truncated |= !rest.is_empty();
+                break;
+            }
+        }
+        let sink = parser.finish();
         truncated |= sink.flattened.get();
         let mut doc = Self::from_build_tree(sink, &drop);
         doc.truncated = truncated;

@@ -38,6 +38,9 @@ pub(crate) struct BuildNode {
     pub next: u32,
     /// Depth at the time the node was attached (the document is 0).
     pub depth: u32,
+    /// Depth the tree builder asked for, before the cap: the depth of
+    /// html5ever's stack of open elements when the node was inserted.
+    pub vdepth: u32,
     /// For `<template>`: the node holding its contents.
     pub template_contents: u32,
 }
@@ -48,7 +51,17 @@ pub(crate) struct Sink {
     /// ancestor at the cap instead (the tree is flattened there, as browsers do).
     pub max_depth: u32,
     pub flattened: Cell<bool>,
+    /// Sum, over inserted nodes, of how far beyond `max_depth` the tree
+    /// builder wanted them (`vdepth - max_depth`). html5ever's tree builder
+    /// scans its stack of open elements for most start tags, so this
+    /// estimates the work spent beyond the cap; [`crate::Document::parse`]
+    /// stops feeding input once it passes [`MAX_DEEP_WORK`].
+    pub deep_work: Cell<u64>,
 }
+
+/// Budget for [`Sink::deep_work`]: about 2^28 stack-scan steps (a couple of
+/// seconds). Pages nested no deeper than `max_depth` never spend any of it.
+pub(crate) const MAX_DEEP_WORK: u64 = 1 << 28;
 
 fn empty_name() -> QualName {
     QualName::new(None, html5ever::ns!(), html5ever::local_name!(""))
@@ -65,12 +78,14 @@ impl Sink {
             prev: NONE,
             next: NONE,
             depth: 0,
+            vdepth: 0,
             template_contents: NONE,
         };
         Sink {
             nodes: RefCell::new(vec![document]),
             max_depth,
             flattened: Cell::new(false),
+            deep_work: Cell::new(0),
         }
     }
 
@@ -86,6 +101,7 @@ impl Sink {
             prev: NONE,
             next: NONE,
             depth: 0,
+            vdepth: 0,
             template_contents: NONE,
         });
         id
@@ -130,6 +146,11 @@ impl Sink {
     fn append_child(&self, parent: Handle, child: Handle) {
         let mut nodes = self.nodes.borrow_mut();
         Self::detach(&mut nodes, child);
+        let vdepth = nodes[parent as usize].vdepth.saturating_add(1);
+        if vdepth > self.max_depth {
+            self.deep_work
+                .set(self.deep_work.get() + u64::from(vdepth - self.max_depth));
+        }
         let parent = self.capped_parent(&nodes, parent);
         let last = nodes[parent as usize].last_child;
         let depth = nodes[parent as usize].depth + 1;
@@ -138,6 +159,7 @@ impl Sink {
             c.parent = parent;
             c.prev = last;
             c.depth = depth;
+            c.vdepth = vdepth;
         }
         if last != NONE {
             nodes[last as usize].next = child;
@@ -150,9 +172,9 @@ impl Sink {
     fn insert_before(&self, sibling: Handle, child: Handle) {
         let mut nodes = self.nodes.borrow_mut();
         Self::detach(&mut nodes, child);
-        let (parent, prev, depth) = {
+        let (parent, prev, depth, vdepth) = {
             let s = &nodes[sibling as usize];
-            (s.parent, s.prev, s.depth)
+            (s.parent, s.prev, s.depth, s.vdepth)
         };
         {
             let c = &mut nodes[child as usize];
@@ -160,6 +182,7 @@ impl Sink {
             c.prev = prev;
             c.next = sibling;
             c.depth = depth;
+            c.vdepth = vdepth;
         }
         nodes[sibling as usize].prev = child;
         if prev != NONE {

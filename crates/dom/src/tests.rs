@@ -144,3 +144,45 @@ fn inner_text_where_skips_subtrees_and_keeps_lines_apart() {
         "one three\nfour"
     );
 }
+
+/// Regression: 100,000 nested `<div>`s took 36 s in html5ever's tree
+/// builder (its open-element scans are quadratic in depth). The parse is
+/// now cut once the work beyond `max_depth` passes a budget.
+#[test]
+fn very_deep_nesting_is_cut_in_bounded_time() {
+    let n = 100_000;
+    let html = format!(
+        "<html><body><p>before</p>{}deep{}</body></html>",
+        "<div>".repeat(n),
+        "</div>".repeat(n)
+    );
+    let start = std::time::Instant::now();
+    let doc = parse(&html);
+    let took = start.elapsed();
+    assert!(took.as_secs_f64() < 10.0, "took {took:?}");
+    assert!(doc.truncated);
+    assert!(doc.inner_text(doc.body()).starts_with("before"));
+    assert!(doc.nodes().iter().all(|n| n.depth <= 512));
+    // Nesting just past the cap is flattened, not cut: the text survives.
+    let html = format!(
+        "<body>{}deep text{}</body>",
+        "<div>".repeat(600),
+        "</div>".repeat(600)
+    );
+    let doc = parse(&html);
+    assert!(doc.truncated);
+    assert_eq!(doc.inner_text(doc.body()), "deep text");
+}
+
+/// Feeding html5ever in slices gives the same tree as one piece, also when
+/// a slice boundary falls inside a multi-byte character or a tag.
+#[test]
+fn sliced_parse_matches_whole_parse() {
+    let para = "<p class='x'>Grüße, ünïcödé — text</p>\n";
+    let html = format!("<html><body>{}</body></html>", para.repeat(2000));
+    let doc = parse(&html);
+    assert!(!doc.truncated);
+    let text = doc.inner_text(doc.body());
+    assert_eq!(text.lines().count(), 2000);
+    assert!(text.lines().all(|l| l == "Grüße, ünïcödé — text"));
+}
