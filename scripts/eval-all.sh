@@ -105,8 +105,9 @@ tmp="$(mktemp docs/.evaluation.md.XXXXXX)"
   echo "  page's record; for a peer: an empty or missing output file). Per-page rows are in"
   echo "  \`target/eval/<corpus>/eval.csv\`, with the method that served each page (\`served_by\`)."
   echo "- Canopy methods match gold pages by WARC-Record-ID; \`forest-feeds\` also reads the"
-  echo "  corpus's \`feeds/\` folder. Methods other than the page-level ones (wlr, cnr, wnr, clr)"
-  echo "  fall back to the configured page-level method where no wrapper serves a page."
+  echo "  corpus's \`feeds/\` folder (so do \`sigfeed\` and \`description\`). The site-level methods"
+  echo "  (forest, forest-feeds, coverage) fall back to the configured page-level method (wlr)"
+  echo "  where no wrapper serves a page; the page-level methods run alone, as their papers define them."
   echo "- pages/s are not like for like: Canopy's is pages over the wall time of the whole"
   echo "  in-process run (reading the gzipped WARC, parsing, clustering, learning, extracting) on"
   echo "  all its threads; a peer's is from its timing.json: one pinned core, time inside the"
@@ -116,6 +117,8 @@ tmp="$(mktemp docs/.evaluation.md.XXXXXX)"
     cat "target/eval/$c/eval.md"
     echo
   done
+  # The hand-written part: what each quality change did to the figures.
+  cat docs/quality-log.md
 } >"$tmp"
 mv "$tmp" docs/evaluation.md
 echo "== wrote docs/evaluation.md"

@@ -228,8 +228,63 @@ pub(crate) fn looks_compressed(body: &[u8]) -> bool {
     }
 }
 
+/// Whether an HTML-typed body is really binary (an image, archive or
+/// random bytes served as `text/html`): more than 1 in 50 of its first
+/// 64 KiB are binary data bytes in the sense of the MIME Sniffing standard
+/// (C0 controls other than tab, LF, FF, CR and ESC). Bodies with a UTF-16
+/// or UTF-32 byte order mark, or a declared UTF-16/32 charset, are text.
+pub(crate) fn looks_binary(content_type: Option<&str>, body: &[u8]) -> bool {
+    if body.starts_with(b"\xFE\xFF") || body.starts_with(b"\xFF\xFE") {
+        return false;
+    }
+    if content_type.is_some_and(|c| {
+        let c = c.to_ascii_lowercase();
+        c.contains("utf-16") || c.contains("utf-32")
+    }) {
+        return false;
+    }
+    let sample = body.get(..body.len().min(64 << 10)).unwrap_or(body);
+    let binary = sample
+        .iter()
+        .filter(|&&b| matches!(b, 0x00..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F))
+        .count();
+    binary * 50 > sample.len()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn binary_bodies_are_told_from_text() {
+        use super::looks_binary;
+        let mut x: u32 = 1;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        assert!(looks_binary(Some("text/html"), &random));
+        assert!(looks_binary(
+            None,
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0"
+        ));
+        assert!(!looks_binary(
+            None,
+            "<p>Grüße \x1b$B text</p>\t\n".as_bytes()
+        ));
+        assert!(!looks_binary(
+            None,
+            b"<p>one stray \0 byte in a long enough page of text</p>"
+        ));
+        assert!(!looks_binary(None, b"\xFF\xFE<\0p\0>\0"));
+        assert!(!looks_binary(
+            Some("text/html; charset=UTF-16LE"),
+            b"<\0p\0>\0"
+        ));
+    }
+
     use super::*;
     use std::io::Write;
 

@@ -383,6 +383,12 @@ impl Ctx<'_> {
                 Err(reason) => Some(info.reject("feed", reason)),
             },
             _ => {
+                if http::looks_binary(content_type, &body) {
+                    return Some(info.reject(
+                        "http",
+                        "binary content (control bytes) in a page declared as HTML",
+                    ));
+                }
                 let (html, charset) = decode_html(&body, content_type);
                 Some(Event::Page(PageRecord {
                     url: info.url.clone(),
