@@ -1,0 +1,820 @@
+//! Bad input, faults and determinism: `canopy run` end to end on the real
+//! edge cases of `../shared/corpora` (WARC quirks, truncation, ARC, feeds),
+//! on pathological pages generated here (never committed), on bad usage,
+//! and on reruns. See `docs/robustness.md` for the measured behaviour.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Generous bound on one run over a pathological input (release build).
+const TIME_BOUND: Duration = Duration::from_secs(60);
+
+fn corpora() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora");
+    assert!(
+        dir.join("warc").is_dir() && dir.join("feeds").is_dir(),
+        "the shared corpora (warc/ and feeds/) must sit beside the repository: {} is missing",
+        dir.display()
+    );
+    dir
+}
+
+struct Run {
+    code: i32,
+    stderr: String,
+    took: Duration,
+    out: PathBuf,
+}
+
+impl Run {
+    fn articles(&self) -> Vec<Value> {
+        jsonl(&self.out.join("articles.jsonl"))
+    }
+    fn rejects(&self) -> Vec<Value> {
+        jsonl(&self.out.join("rejects.jsonl"))
+    }
+    fn article(&self, url: &str) -> Option<Value> {
+        self.articles().into_iter().find(|a| a["url"] == url)
+    }
+}
+
+fn canopy(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_canopy"))
+        .args(args)
+        .output()
+        .expect("cannot start canopy");
+    (
+        output.status.code().expect("canopy was killed by a signal"),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `canopy run INPUTS --out OUT EXTRA`, timed.
+fn run(inputs: &[&Path], out: &Path, extra: &[&str]) -> Run {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["run".as_ref()];
+    args.extend(inputs.iter().map(|p| p.as_os_str()));
+    args.push("--out".as_ref());
+    args.push(out.as_os_str());
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    let start = Instant::now();
+    let (code, stderr) = canopy(&args);
+    Run {
+        code,
+        stderr,
+        took: start.elapsed(),
+        out: out.to_path_buf(),
+    }
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The run finished (0 or 1), 1 exactly when rejects.jsonl is non-empty,
+/// every reject names its file and has an offset, record id and reason
+/// field, and nothing but the four outputs is left in the folder.
+fn check_contract(r: &Run, what: &str) {
+    assert!(
+        r.code == 0 || r.code == 1,
+        "{what}: exit code {} ({})",
+        r.code,
+        r.stderr
+    );
+    let rejects = r.rejects();
+    assert_eq!(
+        r.code == 1,
+        !rejects.is_empty(),
+        "{what}: exit code {} with {} rejects",
+        r.code,
+        rejects.len()
+    );
+    for rej in &rejects {
+        let file = rej["source"]["file"].as_str().unwrap_or_default();
+        assert!(!file.is_empty(), "{what}: reject without file: {rej}");
+        for key in ["offset"] {
+            assert!(rej["source"].get(key).is_some(), "{what}: no {key}: {rej}");
+        }
+        for key in ["record_id", "url", "stage"] {
+            assert!(rej.get(key).is_some(), "{what}: no {key}: {rej}");
+        }
+        assert!(
+            !rej["reason"].as_str().unwrap_or_default().is_empty(),
+            "{what}: reject without reason: {rej}"
+        );
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&r.out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "articles.jsonl",
+            "rejects.jsonl",
+            "summary.csv",
+            "wrappers.jsonl"
+        ],
+        "{what}: only the four outputs, no temporary files"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 1. The real edge cases in ../shared/corpora
+
+/// (file under warc/, articles, rejects, text every reject's reason contains)
+const WARC_CASES: &[(&str, usize, usize, &str)] = &[
+    ("resiliparse/warcfile.warc", 16, 0, ""),
+    ("resiliparse/warcfile.warc.gz", 16, 0, ""),
+    // ClueWeb09: LF-only headers, no HTTP Content-Type; quirks mode reads it.
+    ("resiliparse/clueweb-quirk.warc.gz", 29, 0, ""),
+    // The file ends inside the first record's payload.
+    ("resiliparse/clipped.warc.gz", 0, 1, "truncated record"),
+    ("warcio/example.warc", 1, 0, ""),
+    ("warcio/example.warc.gz", 1, 0, ""),
+    // The response's gzip body is cut off.
+    ("warcio/example-trunc.warc", 0, 1, "truncated gzip content"),
+    // Chunk sizes that do not add up: the raw body is kept.
+    ("warcio/example-wrong-chunks.warc.gz", 1, 0, ""),
+    ("warcio/example-iana.org-chunked.warc", 1, 0, ""),
+    ("warcio/example-bad-non-chunked.warc.gz", 1, 0, ""),
+    // Only request records.
+    ("warcio/example-digest.warc", 0, 0, ""),
+    ("warcio/example-resource.warc.gz", 1, 0, ""),
+    ("warcio/example.arc.gz", 0, 1, "ARC format is not supported"),
+    // Revisits are counted, not rejected.
+    ("pywb/dupes.warc.gz", 1, 0, ""),
+    ("pywb/iana.warc.gz", 18, 0, ""),
+    ("pywb/example-wget-1-14.warc.gz", 1, 0, ""),
+    ("pywb/example-wpull.warc.gz", 1, 0, ""),
+    ("jwarc/cc.warc.gz", 1, 0, ""),
+    // A gzip header with an extra field; only a warcinfo record inside.
+    ("jwarc/gzip_extra_sl.warc.gz", 0, 0, ""),
+];
+
+#[test]
+fn every_corpus_warc_runs_to_the_end() {
+    let warc = corpora().join("warc");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (i, &(file, articles, rejects, reason)) in WARC_CASES.iter().enumerate() {
+        let path = warc.join(file);
+        assert!(path.is_file(), "missing corpus file {}", path.display());
+        let r = run(&[&path], &tmp.path().join(i.to_string()), &[]);
+        check_contract(&r, file);
+        let got = (r.articles().len(), r.rejects().len());
+        if got != (articles, rejects) {
+            failures.push(format!(
+                "{file}: {} articles, {} rejects; expected {articles}, {rejects}: {:?}",
+                got.0,
+                got.1,
+                r.rejects()
+            ));
+        }
+        for rej in r.rejects() {
+            assert_eq!(rej["source"]["file"], path.display().to_string());
+            assert!(
+                rej["reason"].as_str().unwrap().contains(reason),
+                "{file}: reason {rej}"
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn corpus_rejects_name_the_record() {
+    let warc = corpora().join("warc");
+    let tmp = tempfile::tempdir().unwrap();
+    // A truncated record: the reject carries its offset, id and URL.
+    let r = run(
+        &[&warc.join("resiliparse/clipped.warc.gz")],
+        tmp.path(),
+        &[],
+    );
+    let rej = &r.rejects()[0];
+    assert_eq!(rej["source"]["offset"], 0);
+    assert_eq!(rej["stage"], "warc");
+    assert_eq!(
+        rej["record_id"],
+        "<urn:uuid:f3dfa8fa-f031-4a38-90cc-1dcee3d07bb5>"
+    );
+    assert!(rej["url"].as_str().unwrap().contains("houstonpress.com"));
+    let r = run(
+        &[&warc.join("warcio/example-trunc.warc")],
+        &tmp.path().join("trunc"),
+        &[],
+    );
+    let rej = &r.rejects()[0];
+    assert_eq!(rej["source"]["offset"], 1197);
+    assert_eq!(rej["stage"], "http");
+    assert_eq!(rej["url"], "http://example.com/");
+    assert!(rej["record_id"].as_str().unwrap().starts_with("<urn:uuid:"));
+    // The ARC file: one reject for the whole file.
+    let r = run(
+        &[&warc.join("warcio/example.arc.gz")],
+        &tmp.path().join("arc"),
+        &[],
+    );
+    assert_eq!(r.code, 1);
+    let rej = &r.rejects()[0];
+    assert_eq!(rej["source"]["offset"], 0);
+    assert_eq!(rej["record_id"], Value::Null);
+}
+
+/// Feed files that are rejected (the rest give items and no rejects).
+const BAD_FEEDS: &[(&str, &str)] = &[
+    ("feed-rs/atom/atom_entry_1.xml", "has a link"),
+    ("feed-rs/atom/atom_example_7.xml", "has a link"),
+    ("feed-rs/atom/atom_pub_spec_1.xml", "has a link"),
+    ("feed-rs/rss0/rss_0.91_missing_id.xml", "has a link"),
+    ("feed-rs/rss0/rss_0.92_spec_1.xml", "has a link"),
+    ("feed-rs/rss2/rss_2.0_ghost_1.xml", "has a link"),
+    ("feed-rs/rss2/rss_2.0_invalid_1.xml", "feed parse error"),
+    ("feed-rs/xml/xml_iso8859.xml", "no root element"),
+    ("feed-rs/xml/xml_sample_1.xml", "no root element"),
+    ("feed-rs/xml/xml_sample_2.xml", "no root element"),
+];
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            files_under(&e, out);
+        } else if !e
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("LICENSE")
+        {
+            out.push(e);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_feed_gives_no_articles() {
+    let feeds = corpora().join("feeds");
+    let mut files = Vec::new();
+    files_under(&feeds, &mut files);
+    assert!(files.len() > 50, "feed corpus looks incomplete");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rejected = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        let rel = path
+            .strip_prefix(&feeds)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let r = run(&[path], &tmp.path().join(i.to_string()), &[]);
+        check_contract(&r, &rel);
+        assert!(
+            r.articles().is_empty(),
+            "{rel}: a feed alone makes no article"
+        );
+        if let Some(rej) = r.rejects().first() {
+            assert_eq!(r.rejects().len(), 1, "{rel}");
+            assert_eq!(rej["stage"], "feed", "{rel}");
+            let expected = BAD_FEEDS.iter().find(|(f, _)| *f == rel);
+            assert!(expected.is_some(), "{rel} unexpectedly rejected: {rej}");
+            assert!(rej["reason"]
+                .as_str()
+                .unwrap()
+                .contains(expected.unwrap().1));
+            rejected.push(rel);
+        }
+    }
+    assert_eq!(rejected.len(), BAD_FEEDS.len(), "rejected: {rejected:?}");
+}
+
+// ---------------------------------------------------------------------------
+// 2. Pathological pages, generated here
+
+const GOOD_URL: &str = "http://good.example/after";
+const GOOD_SENTENCE: &str =
+    "This good page comes after the bad one and must still become an article.";
+
+fn good_page() -> Vec<u8> {
+    format!(
+        "<!DOCTYPE html><html><head><title>Good page</title></head><body><article><h1>Good page</h1><p>{}</p></article></body></html>",
+        [GOOD_SENTENCE; 20].join(" ")
+    )
+    .into_bytes()
+}
+
+const HTML_HEAD: &str = "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n";
+
+/// One uncompressed WARC response record around an HTTP message.
+fn response(id: u32, uri: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
+    let mut http = http_head.replace('\n', "\r\n").into_bytes();
+    http.extend_from_slice(b"\r\n");
+    http.extend_from_slice(body);
+    let mut rec = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n\
+         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    rec.extend_from_slice(&http);
+    rec.extend_from_slice(b"\r\n\r\n");
+    rec
+}
+
+/// A gzip member of `data`. A minimal encoder, so the test needs no
+/// compression crate: one fixed-Huffman deflate block of literals, with runs
+/// of a repeated byte as length-258, distance-1 matches (so 256 MiB of
+/// spaces take 1.5 MB: a gzip bomb).
+fn gzip(data: &[u8]) -> Vec<u8> {
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+    impl Bits {
+        /// `len` bits of `value`, least significant first.
+        fn put(&mut self, value: u32, len: u32) {
+            self.acc |= u64::from(value) << self.n;
+            self.n += len;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+        /// A Huffman code, most significant bit first.
+        fn code(&mut self, code: u32, len: u32) {
+            let rev = code.reverse_bits() >> (32 - len);
+            self.put(rev, len);
+        }
+        fn literal(&mut self, b: u8) {
+            if b < 144 {
+                self.code(0x30 + u32::from(b), 8);
+            } else {
+                self.code(0x190 + u32::from(b) - 144, 9);
+            }
+        }
+    }
+    let mut crc_table = [0u32; 256];
+    for (i, e) in crc_table.iter_mut().enumerate() {
+        let mut c = i as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *e = c;
+    }
+    let crc = !data.iter().fold(!0u32, |c, &b| {
+        crc_table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
+    });
+    let mut bits = Bits {
+        out: vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255],
+        acc: 0,
+        n: 0,
+    };
+    bits.put(1, 1); // final block
+    bits.put(1, 2); // fixed Huffman
+    let mut i = 0;
+    while i < data.len() {
+        bits.literal(data[i]);
+        let mut j = i + 1;
+        while data.len() - j >= 258 && data[j..j + 258].iter().all(|&b| b == data[i]) {
+            bits.code(285 - 280 + 0xC0, 8); // length 258
+            bits.code(0, 5); // distance 1
+            j += 258;
+        }
+        i = j;
+    }
+    bits.code(0, 7); // end of block
+    if bits.n > 0 {
+        bits.out.push(bits.acc as u8); // the last, partial byte
+    }
+    let mut out = bits.out;
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// A `.warc.gz` (one member per record) with the bad record first and the
+/// good page after it.
+fn bad_then_good(dir: &Path, name: &str, head: &str, body: &[u8]) -> PathBuf {
+    let path = dir.join(format!("{name}.warc.gz"));
+    let mut out = gzip(&response(
+        1,
+        &format!("http://bad.example/{name}"),
+        head,
+        body,
+    ));
+    out.extend(gzip(&response(2, GOOD_URL, HTML_HEAD, &good_page())));
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// Runs a WARC of a bad record then a good page: bounded time, the good
+/// page's article is there. Returns the run for more checks.
+fn check_bad_then_good(name: &str, path: &Path, out: &Path, extra: &[&str]) -> Run {
+    let r = run(&[path], out, extra);
+    eprintln!("{name}: {:.2}s, exit {}", r.took.as_secs_f64(), r.code);
+    assert!(r.took < TIME_BOUND, "{name} took {:?}", r.took);
+    check_contract(&r, name);
+    let good = r
+        .article(GOOD_URL)
+        .unwrap_or_else(|| panic!("{name}: the page after the bad one is lost: {}", r.stderr));
+    assert!(good["text"].as_str().unwrap().contains(GOOD_SENTENCE));
+    r
+}
+
+fn only_reject(r: &Run, name: &str, stage: &str, reason: &str) {
+    let rejects = r.rejects();
+    assert_eq!(rejects.len(), 1, "{name}: {rejects:?}");
+    let rej = &rejects[0];
+    assert_eq!(rej["stage"], stage, "{name}: {rej}");
+    assert!(
+        rej["reason"].as_str().unwrap().contains(reason),
+        "{name}: {rej}"
+    );
+    assert_eq!(rej["source"]["offset"], 0, "{name}");
+    assert_eq!(
+        rej["record_id"], "<urn:uuid:00000000-0000-0000-0000-000000000001>",
+        "{name}"
+    );
+    assert_eq!(r.code, 1);
+}
+
+/// Regression: 100,000 nested `<div>`s took 36 s in html5ever's tree
+/// builder (quadratic in depth); canopy-dom now cuts such a parse.
+#[test]
+fn nesting_depth_100000() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    let body = format!(
+        "<html><body><p>shallow text</p>{}deep text{}</body></html>",
+        "<div>".repeat(n),
+        "</div>".repeat(n)
+    );
+    let path = bad_then_good(tmp.path(), "deep", HTML_HEAD, body.as_bytes());
+    let r = check_bad_then_good("deep", &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0);
+    assert!(r.took < Duration::from_secs(20), "deep took {:?}", r.took);
+    assert!(r.article("http://bad.example/deep").is_some());
+}
+
+#[test]
+fn page_of_50_mb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let para = format!("<p>{}</p>\n", "lorem ipsum dolor sit amet ".repeat(40));
+    let body = format!(
+        "<html><body>{}</body></html>",
+        para.repeat(50_000_000 / para.len())
+    );
+    let path = bad_then_good(tmp.path(), "big", HTML_HEAD, body.as_bytes());
+    // Default: over ingest.max_page_bytes (16 MiB), rejected.
+    let r = check_bad_then_good("big", &path, &tmp.path().join("out"), &[]);
+    only_reject(&r, "big", "http", "exceeds max_page_bytes");
+    // Accepted with a larger cap: dom.max_bytes (16 MiB) cuts the parse.
+    let config = tmp.path().join("big.toml");
+    std::fs::write(&config, "[ingest]\nmax_page_bytes = 67108864\n").unwrap();
+    let r = check_bad_then_good(
+        "big, accepted",
+        &path,
+        &tmp.path().join("out2"),
+        &["--config", config.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0);
+    let big = r.article("http://bad.example/big").unwrap();
+    assert!(big["text"].as_str().unwrap().len() > 1_000_000);
+}
+
+#[test]
+fn one_million_siblings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = format!("<html><body>{}</body></html>", "<p>x</p>".repeat(1_000_000));
+    let path = bad_then_good(tmp.path(), "siblings", HTML_HEAD, body.as_bytes());
+    let r = check_bad_then_good("siblings", &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0);
+    assert!(r.article("http://bad.example/siblings").is_some());
+}
+
+/// Regression: random bytes served as text/html became a 222 KB article of
+/// mojibake; they are now rejected.
+#[test]
+fn binary_garbage_declared_html() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let garbage: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    let path = bad_then_good(tmp.path(), "garbage", HTML_HEAD, &garbage);
+    let r = check_bad_then_good("garbage", &path, &tmp.path().join("out"), &[]);
+    only_reject(&r, "garbage", "http", "binary content");
+}
+
+#[test]
+fn invalid_utf8_throughout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut body = b"<html><body><p>".to_vec();
+    for _ in 0..100_000 {
+        body.extend_from_slice(&[0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1]);
+    }
+    body.extend_from_slice(b"</p></body></html>");
+    let path = bad_then_good(tmp.path(), "invalid", HTML_HEAD, &body);
+    let r = check_bad_then_good("invalid", &path, &tmp.path().join("out"), &[]);
+    // Kept: the declared UTF-8 loses the cross-check and a detected
+    // single-byte charset decodes every byte.
+    assert_eq!(r.code, 0);
+    assert!(r.article("http://bad.example/invalid").is_some());
+}
+
+#[test]
+fn gzip_bomb_as_http_content_coding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bomb = gzip(&vec![b' '; 256 << 20]);
+    assert!(bomb.len() < 4 << 20, "{} bytes of gzip", bomb.len());
+    let head = format!("{HTML_HEAD}Content-Encoding: gzip\n");
+    let path = bad_then_good(tmp.path(), "bomb", &head, &bomb);
+    let r = check_bad_then_good("bomb", &path, &tmp.path().join("out"), &[]);
+    only_reject(&r, "bomb", "http", "content decoding exceeded cap");
+}
+
+#[test]
+fn gzip_bomb_as_warc_member() {
+    let tmp = tempfile::tempdir().unwrap();
+    // One gzip member holding a record with 256 MiB of payload.
+    let body = vec![b' '; 256 << 20];
+    let member = gzip(&response(
+        1,
+        "http://bad.example/warcbomb",
+        HTML_HEAD,
+        &body,
+    ));
+    drop(body);
+    assert!(member.len() < 4 << 20);
+    let path = tmp.path().join("warcbomb.warc.gz");
+    let mut out = member;
+    out.extend(gzip(&response(2, GOOD_URL, HTML_HEAD, &good_page())));
+    std::fs::write(&path, out).unwrap();
+    let r = check_bad_then_good("warcbomb", &path, &tmp.path().join("out"), &[]);
+    only_reject(
+        &r,
+        "warcbomb",
+        "warc",
+        "record payload exceeds 67108864 bytes",
+    );
+}
+
+/// A file cut in the middle of its last record: the earlier page is kept
+/// and the cut record is a reject.
+#[test]
+fn truncated_file_keeps_earlier_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    for gz in [false, true] {
+        let good = response(1, GOOD_URL, HTML_HEAD, &good_page());
+        let cut = response(2, "http://bad.example/cut", HTML_HEAD, &good_page());
+        let cut = &cut[..cut.len() / 2];
+        let (name, bytes) = if gz {
+            let mut b = gzip(&good);
+            let g = gzip(&response(
+                2,
+                "http://bad.example/cut",
+                HTML_HEAD,
+                &good_page(),
+            ));
+            b.extend_from_slice(&g[..g.len() / 2]);
+            ("cut.warc.gz", b)
+        } else {
+            ("cut.warc", [good.as_slice(), cut].concat())
+        };
+        let path = tmp.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let r = run(&[&path], &tmp.path().join(format!("out-{gz}")), &[]);
+        check_contract(&r, name);
+        assert!(r.article(GOOD_URL).is_some(), "{name}");
+        assert_eq!(r.code, 1, "{name}");
+        assert_eq!(r.rejects().len(), 1, "{name}: {:?}", r.rejects());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 3. Exit codes
+
+#[test]
+fn exit_codes() {
+    let warc = corpora().join("warc");
+    let good = warc.join("warcio/example.warc");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.as_os_str();
+    let g = good.as_os_str();
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+
+    assert_eq!(run(&[&good], &out, &[]).code, 0, "all records used");
+    let r = run(&[&warc.join("warcio/example.arc.gz")], &out, &[]);
+    assert_eq!(r.code, 1, "some rejects");
+
+    let bad_config = tmp.path().join("bad.toml");
+    std::fs::write(&bad_config, "[ingest]\nno_such_key = 1\n").unwrap();
+    let not_a_dir = tmp.path().join("file");
+    std::fs::write(&not_a_dir, "x").unwrap();
+    let cases: Vec<(&str, Vec<&std::ffi::OsStr>)> = vec![
+        ("no arguments", vec![]),
+        ("unknown command", vec![os("frobnicate")]),
+        ("run without inputs", vec![os("run"), os("--out"), o]),
+        ("run without --out", vec![os("run"), g]),
+        (
+            "unknown flag",
+            vec![os("run"), g, os("--out"), o, os("--bogus")],
+        ),
+        (
+            "unknown method",
+            vec![os("run"), g, os("--out"), o, os("--method"), os("magic")],
+        ),
+        (
+            "bad --top-k",
+            vec![os("run"), g, os("--out"), o, os("--top-k"), os("0")],
+        ),
+        (
+            "unknown config key",
+            vec![
+                os("run"),
+                g,
+                os("--out"),
+                o,
+                os("--config"),
+                bad_config.as_os_str(),
+            ],
+        ),
+        (
+            "missing config",
+            vec![
+                os("run"),
+                g,
+                os("--out"),
+                o,
+                os("--config"),
+                os("/nonexistent/c.toml"),
+            ],
+        ),
+        (
+            "missing input",
+            vec![os("run"), os("/nonexistent/x.warc"), os("--out"), o],
+        ),
+        (
+            "unwritable --out",
+            vec![os("run"), g, os("--out"), os("/proc/x")],
+        ),
+        (
+            "--out is a file",
+            vec![os("run"), g, os("--out"), not_a_dir.as_os_str()],
+        ),
+    ];
+    for (what, args) in cases {
+        let (code, stderr) = canopy(&args);
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert!(!stderr.is_empty(), "{what}: says why");
+    }
+    assert_eq!(canopy(&[os("--help")]).0, 0);
+    assert_eq!(canopy(&[os("--version")]).0, 0);
+}
+
+// ---------------------------------------------------------------------------
+// 4. Crash safety and determinism
+
+#[test]
+fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
+    let c = corpora();
+    let inputs = [
+        c.join("warc/resiliparse/clueweb-quirk.warc.gz"),
+        c.join("warc/resiliparse/warcfile.warc.gz"),
+        c.join("warc/pywb/iana.warc.gz"),
+        c.join("warc/resiliparse/clipped.warc.gz"),
+        c.join("feeds/trafilatura/feed2.rss"),
+    ];
+    let inputs: Vec<&Path> = inputs.iter().map(|p| p.as_path()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+    let names = ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"];
+
+    let first = run(&inputs, &out, &[]);
+    check_contract(&first, "first run");
+    assert_eq!(first.code, 1);
+    let before: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
+    assert!(before[0].len() > 10_000);
+    for (what, extra) in [
+        ("rerun", vec![]),
+        ("one thread", vec!["--threads", "1"]),
+        ("seven threads", vec!["--threads", "7"]),
+    ] {
+        let r = run(&inputs, &out, &extra);
+        check_contract(&r, what);
+        for (n, b) in names.iter().zip(&before) {
+            assert!(read(n) == *b, "{what}: {n} differs");
+        }
+    }
+    // A run that fails on usage does not touch the previous outputs.
+    let (code, _) = canopy(&[
+        "run".as_ref(),
+        inputs[0].as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--method".as_ref(),
+        "magic".as_ref(),
+    ]);
+    assert_eq!(code, 2);
+    for (n, b) in names.iter().zip(&before) {
+        assert!(read(n) == *b, "{n} changed by a failed run");
+    }
+    // Outputs replace whatever was there.
+    std::fs::write(out.join("articles.jsonl"), "stale\n").unwrap();
+    let r = run(&inputs, &out, &[]);
+    check_contract(&r, "over stale files");
+    assert!(read("articles.jsonl") == before[0]);
+}
+
+// ---------------------------------------------------------------------------
+// 5. Security
+
+/// Feed XML never resolves external entities (nor expands an entity bomb).
+#[test]
+fn feeds_never_resolve_external_entities() {
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    let marker = passwd
+        .lines()
+        .next()
+        .filter(|l| !l.is_empty())
+        .unwrap_or("root:x:0:0")
+        .to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let feed = |entity: &str, text: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [{entity}]>\n<rss version=\"2.0\"><channel><title>t {text}</title>\
+             <item><title>Good page {text}</title><link>{GOOD_URL}</link><description>about {text}</description></item>\
+             </channel></rss>"
+        )
+    };
+    let xxe = feed("<!ENTITY x SYSTEM \"file:///etc/passwd\">", "&x;");
+    let lol = {
+        let mut e = String::from("<!ENTITY l0 \"lol\">");
+        for i in 1..10 {
+            e.push_str(&format!(
+                "<!ENTITY l{i} \"{}\">",
+                format!("&l{};", i - 1).repeat(10)
+            ));
+        }
+        feed(&e, "&l9;")
+    };
+    for (name, doc) in [("xxe", xxe), ("lol", lol)] {
+        let feed_path = tmp.path().join(format!("{name}.rss"));
+        std::fs::write(&feed_path, &doc).unwrap();
+        // The same feed inside the WARC too, beside the page it names.
+        let warc_path = tmp.path().join(format!("{name}.warc.gz"));
+        let mut w = gzip(&response(1, GOOD_URL, HTML_HEAD, &good_page()));
+        w.extend(gzip(&response(
+            2,
+            "http://good.example/feed.rss",
+            "HTTP/1.1 200 OK\nContent-Type: application/rss+xml\n",
+            doc.as_bytes(),
+        )));
+        std::fs::write(&warc_path, w).unwrap();
+        for method in ["forest", "forest-feeds"] {
+            let out = tmp.path().join(format!("{name}-{method}"));
+            let r = run(&[&warc_path, &feed_path], &out, &["--method", method]);
+            assert!(r.took < TIME_BOUND, "{name}: {:?}", r.took);
+            check_contract(&r, name);
+            assert!(r.article(GOOD_URL).is_some());
+            for f in [
+                "articles.jsonl",
+                "wrappers.jsonl",
+                "rejects.jsonl",
+                "summary.csv",
+            ] {
+                let text = std::fs::read_to_string(out.join(f)).unwrap();
+                assert!(!text.contains(&marker), "{name}: {f} holds /etc/passwd");
+                assert!(
+                    !text.contains("lollollollollol"),
+                    "{name}: {f} expanded the bomb"
+                );
+            }
+            assert!(!r.stderr.contains(&marker));
+        }
+    }
+}
