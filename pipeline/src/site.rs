@@ -410,7 +410,15 @@ fn raw_title(doc: &Document) -> String {
 }
 
 fn article_title(page: &Page<'_>, site: &str, siblings: &[&str]) -> String {
-    clean_title(&raw_title(&page.doc), site, siblings)
+    let raw = raw_title(&page.doc);
+    // A title most siblings share word for word is the site's name (an
+    // og:title set site-wide), not a headline: fall back to <title>.
+    let shared = siblings.len() >= 2 && siblings.iter().filter(|t| **t == raw).count() * 2 >= siblings.len();
+    if shared {
+        clean_title(&page.doc.title(), site, siblings)
+    } else {
+        clean_title(&raw, site, siblings)
+    }
 }
 
 /// The article: its title on the first line, unless the extracted text

@@ -51,16 +51,16 @@ pub(crate) struct Sink {
     /// ancestor at the cap instead (the tree is flattened there, as browsers do).
     pub max_depth: u32,
     pub flattened: Cell<bool>,
-    /// Sum, over inserted nodes, of how far beyond `max_depth` the tree
-    /// builder wanted them (`vdepth - max_depth`). html5ever's tree builder
-    /// scans its stack of open elements for most start tags, so this
-    /// estimates the work spent beyond the cap; [`crate::Document::parse`]
-    /// stops feeding input once it passes [`MAX_DEEP_WORK`].
+    /// Sum of `vdepth` over the nodes inserted while html5ever's stack of
+    /// open elements is deeper than `max_depth`. The tree builder scans that
+    /// stack for most start tags, so this estimates the work spent on the
+    /// too-deep part of the page; [`crate::Document::parse`] stops feeding
+    /// input once it passes [`MAX_DEEP_WORK`].
     pub deep_work: Cell<u64>,
 }
 
-/// Budget for [`Sink::deep_work`]: about 2^28 stack-scan steps (a couple of
-/// seconds). Pages nested no deeper than `max_depth` never spend any of it.
+/// Budget for [`Sink::deep_work`]: 2^28 stack-scan steps (about a second).
+/// Pages nested no deeper than `max_depth` never spend any of it.
 pub(crate) const MAX_DEEP_WORK: u64 = 1 << 28;
 
 fn empty_name() -> QualName {
@@ -149,7 +149,7 @@ impl Sink {
         let vdepth = nodes[parent as usize].vdepth.saturating_add(1);
         if vdepth > self.max_depth {
             self.deep_work
-                .set(self.deep_work.get() + u64::from(vdepth - self.max_depth));
+                .set(self.deep_work.get().saturating_add(u64::from(vdepth)));
         }
         let parent = self.capped_parent(&nodes, parent);
         let last = nodes[parent as usize].last_child;

@@ -163,6 +163,18 @@ fn very_deep_nesting_is_cut_in_bounded_time() {
     assert!(doc.truncated);
     assert!(doc.inner_text(doc.body()).starts_with("before"));
     assert!(doc.nodes().iter().all(|n| n.depth <= 512));
+    // Just past the cap but a million elements there: cut too (this took
+    // 8 s, each `<p>` scanning the 600 open `<div>`s).
+    let html = format!(
+        "<body><p>before</p>{}{}</body>",
+        "<div>".repeat(600),
+        "<p>x</p>".repeat(1_000_000)
+    );
+    let start = std::time::Instant::now();
+    let doc = parse(&html);
+    assert!(start.elapsed().as_secs_f64() < 10.0, "took {:?}", start.elapsed());
+    assert!(doc.truncated);
+    assert!(doc.inner_text(doc.body()).starts_with("before\nx\nx"));
     // Nesting just past the cap is flattened, not cut: the text survives.
     let html = format!(
         "<body>{}deep text{}</body>",
