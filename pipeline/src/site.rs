@@ -38,7 +38,9 @@ struct Page<'a> {
 /// The settings a site run needs, resolved once.
 pub struct SiteSettings {
     pub method: Method,
-    pub fallback: PageMethod,
+    /// Page-level methods whose selections, joined, serve the pages no
+    /// wrapper serves (`extract.fallback = "wlr+r4"`).
+    pub fallback: Vec<PageMethod>,
     pub dom: DomOptions,
     pub forest: ForestOptions,
     pub template_threshold: f64,
@@ -49,10 +51,12 @@ pub struct SiteSettings {
 
 impl SiteSettings {
     pub fn new(config: &Config, method: Method) -> anyhow::Result<SiteSettings> {
-        let fallback: PageMethod = config
+        let fallback = config
             .extract
             .fallback
-            .parse()
+            .split('+')
+            .map(|m| m.trim().parse::<PageMethod>())
+            .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("extract.fallback: {e}"))?;
         let (signifiers, measure) = match method {
             Method::ForestFeeds => (SignifierSource::Feeds, canopy_forest::Measure::Forest),
@@ -129,7 +133,7 @@ pub fn process_site(
                 site,
                 &format!("{site}/page"),
                 page,
-                method,
+                &[method],
                 &[],
                 &site_docs,
                 f64::INFINITY,
@@ -196,7 +200,7 @@ fn process_cluster(
                 site,
                 cluster,
                 page,
-                settings.fallback,
+                &settings.fallback,
                 &titles,
                 site_docs,
                 settings.clean.link_density,
@@ -333,19 +337,32 @@ fn page_level_article(
     site: &str,
     cluster: &str,
     page: &Page<'_>,
-    method: PageMethod,
+    methods: &[PageMethod],
     sibling_titles: &[&str],
     site_docs: &[&Document],
     link_density: f64,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
-    let text = match method {
-        PageMethod::Description => page
+    let text = match methods {
+        [PageMethod::Description] => page
             .feed
             .map(|item| format!("{}\n{}", item.title, item.description))
             .unwrap_or_default(),
         _ => {
-            let nodes = page_level_nodes(page, method, site_docs);
+            // The union of the methods' selections, outermost nodes only.
+            let mut nodes: Vec<NodeId> = methods
+                .iter()
+                .flat_map(|&m| page_level_nodes(page, m, site_docs))
+                .collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            let mut outermost: Vec<NodeId> = Vec::with_capacity(nodes.len());
+            for n in nodes {
+                if !outermost.last().is_some_and(|&o| page.doc.contains(o, n)) {
+                    outermost.push(n);
+                }
+            }
+            let nodes = outermost;
             // As Forest's fallback, link-dense blocks go (there are no
             // siblings to find residue with); run on its own (link_density
             // infinite), a method gives exactly what its paper's does.
@@ -361,7 +378,11 @@ fn page_level_article(
         record_id: page.record.record_id.clone(),
         site: site.to_string(),
         cluster: cluster.to_string(),
-        method: method.name().to_string(),
+        method: methods
+            .iter()
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join("+"),
         wrapper: None,
         text: with_title(&title, &text),
         title,
@@ -413,7 +434,8 @@ fn article_title(page: &Page<'_>, site: &str, siblings: &[&str]) -> String {
     let raw = raw_title(&page.doc);
     // A title most siblings share word for word is the site's name (an
     // og:title set site-wide), not a headline: fall back to <title>.
-    let shared = siblings.len() >= 2 && siblings.iter().filter(|t| **t == raw).count() * 2 >= siblings.len();
+    let shared =
+        siblings.len() >= 2 && siblings.iter().filter(|t| **t == raw).count() * 2 >= siblings.len();
     if shared {
         clean_title(&page.doc.title(), site, siblings)
     } else {
