@@ -168,8 +168,12 @@ pub fn process(
         pages.sort_by(|a, b| (&a.url, &a.record_id).cmp(&(&b.url, &b.record_id)));
     }
     progress.set_length(sites.len() as u64);
+    let sites: Vec<(String, Vec<&PageRecord>)> = sites.into_iter().collect();
     let outputs: Vec<SiteOutput> = sites
         .par_iter()
+        // One site per task, so a large site does not hold back the small
+        // ones queued behind it on the same worker.
+        .with_max_len(1)
         .map(|(site, pages)| {
             let out = process_site(site, pages, &ingested.feeds, &settings);
             progress.inc(1);

@@ -5,6 +5,8 @@
 //! runs on one thread, which also keeps each DOM on the thread that built it.
 
 use std::collections::HashMap;
+
+use rayon::prelude::*;
 use std::time::Instant;
 
 use canopy_cluster::{group_templates, Signature};
@@ -108,8 +110,10 @@ pub fn process_site(
     feeds: &HashMap<String, FeedItem>,
     settings: &SiteSettings,
 ) -> SiteOutput {
+    // Parsing is most of the work (docs/performance.md); a site's pages are
+    // parsed in parallel, and each DOM then stays on this site's thread.
     let pages: Vec<Page<'_>> = records
-        .iter()
+        .par_iter()
         .map(|record| {
             let doc = Document::parse(&record.html, &settings.dom);
             let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
