@@ -12,65 +12,22 @@
 //! words of the page's `<title>` and meta/og description (what the feed
 //! item carries, corpora README) minus a short English stop-word list.
 
-use std::collections::{HashMap, HashSet};
+#[path = "common/mod.rs"]
+mod common;
+
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use canopy_dom::{Document, DomOptions};
 use canopy_extract::{blockextractor_with, sigfeed, BlockExtractorOptions};
 
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
-}
-
-fn tokens(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in s.chars() {
-        if is_cjk(c) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            out.push(c.to_string());
-        } else if c.is_alphanumeric() {
-            cur.extend(c.to_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn bigrams(s: &str) -> HashSet<(String, String)> {
-    let t = tokens(s);
-    t.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect()
-}
-
-fn f1(out: &str, gold: &HashSet<(String, String)>) -> f64 {
-    let o = bigrams(out);
-    if o.is_empty() || gold.is_empty() {
-        return 0.0;
-    }
-    let common = o.intersection(gold).count() as f64;
-    if common == 0.0 {
-        return 0.0;
-    }
-    let p = common / o.len() as f64;
-    let r = common / gold.len() as f64;
-    2.0 * p * r / (p + r)
-}
+use common::{bigrams, corpora_dir, f1, first_body_sentence, for_each_page, norm, tokens};
 
 const STOP: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "he", "her",
     "his", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "this", "to",
     "was", "were", "will", "with", "news", "com", "s", "t",
 ];
-
-fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 fn keywords(doc: &Document) -> Vec<String> {
     let mut text = doc.title();
@@ -91,9 +48,7 @@ fn keywords(doc: &Document) -> Vec<String> {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora").to_string()
-    });
+    let dir = corpora_dir();
     let verbose = std::env::var_os("BE_EVAL_PAGES").is_some();
     // Overrides for sensitivity runs: BE_DELTA (max_distance), BE_THRESHOLD.
     let delta: f64 = std::env::var("BE_DELTA")
@@ -106,34 +61,21 @@ fn main() {
         .unwrap_or(canopy_extract::DEFAULT_THRESHOLD);
     for corpus in ["big9", "dragnet"] {
         let root = format!("{dir}/{corpus}");
-        let manifest = std::fs::read_to_string(format!("{root}/manifest.tsv"))
-            .unwrap_or_else(|e| panic!("{root}/manifest.tsv: {e}"));
         let mut docs = Vec::new();
         let mut golds = Vec::new();
         let mut firsts = Vec::new();
         let mut sites = Vec::new();
         let mut ids = Vec::new();
         let mut parse_time = Duration::ZERO;
-        for line in manifest.lines().skip(1) {
-            let cols: Vec<&str> = line.split('\t').collect();
-            let html = std::fs::read(format!("{root}/{}", cols[6])).expect("html");
-            let gold = std::fs::read(format!("{root}/{}", cols[7])).expect("gold");
-            let html = String::from_utf8_lossy(&html);
+        for_each_page(&root, |cols, html, gold| {
             let t = Instant::now();
-            docs.push(Document::parse(&html, &DomOptions::default()));
+            docs.push(Document::parse(html, &DomOptions::default()));
             parse_time += t.elapsed();
-            let gold = String::from_utf8_lossy(&gold).into_owned();
-            firsts.push(
-                gold.lines()
-                    .skip(1)
-                    .map(norm)
-                    .find(|l| l.split(' ').count() >= 8)
-                    .unwrap_or_default(),
-            );
-            golds.push(bigrams(&gold));
+            firsts.push(first_body_sentence(gold));
+            golds.push(bigrams(gold));
             sites.push(cols[3].to_string());
             ids.push(cols[0].to_string());
-        }
+        });
         let mut by_site: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, s) in sites.iter().enumerate() {
             by_site.entry(s).or_default().push(i);

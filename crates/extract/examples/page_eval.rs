@@ -12,7 +12,9 @@
 //! character a token); F1 of the bigram *sets* of output and gold, per page;
 //! empty output scores 0; the mean is over all pages of the manifest.
 
-use std::collections::HashSet;
+#[path = "common/mod.rs"]
+mod common;
+
 use std::time::{Duration, Instant};
 
 use canopy_dom::{Document, DomOptions};
@@ -20,49 +22,7 @@ use canopy_extract::{
     density, density_text, density_with, r4, r4_without_post_process, wlr, DensityTags, WlrVariant,
 };
 
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
-}
-
-fn tokens(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in s.chars() {
-        if is_cjk(c) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            out.push(c.to_string());
-        } else if c.is_alphanumeric() {
-            cur.extend(c.to_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn bigrams(s: &str) -> HashSet<(String, String)> {
-    let t = tokens(s);
-    t.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect()
-}
-
-fn f1(out: &str, gold: &HashSet<(String, String)>) -> f64 {
-    let o = bigrams(out);
-    if o.is_empty() || gold.is_empty() {
-        return 0.0;
-    }
-    let common = o.intersection(gold).count() as f64;
-    if common == 0.0 {
-        return 0.0;
-    }
-    let p = common / o.len() as f64;
-    let r = common / gold.len() as f64;
-    2.0 * p * r / (p + r)
-}
+use common::{bigrams, corpora_dir, f1, first_body_sentence, for_each_page, norm};
 
 type Method = fn(&Document) -> String;
 
@@ -72,9 +32,7 @@ fn join(doc: &Document, nodes: &[usize]) -> String {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora").to_string()
-    });
+    let dir = corpora_dir();
     let methods: [(&str, Method); 7] = [
         ("r4", |d| join(d, &r4(d))),
         ("r4_no_post", |d| join(d, &r4_without_post_process(d))),
@@ -87,27 +45,19 @@ fn main() {
         ("body", |d| d.inner_text(d.body())),
     ];
     let detail = std::env::var("PAGE_EVAL_PAGES").ok();
-    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     for corpus in ["big9", "dragnet"] {
         let root = format!("{dir}/{corpus}");
-        let manifest = std::fs::read_to_string(format!("{root}/manifest.tsv"))
-            .unwrap_or_else(|e| panic!("{root}/manifest.tsv: {e}"));
         let mut sums = vec![0.0; methods.len()];
         let mut empty = vec![0usize; methods.len()];
         let mut times = vec![Duration::ZERO; methods.len()];
         let mut parse_time = Duration::ZERO;
         let mut pages = 0usize;
         let mut bytes = 0usize;
-        for line in manifest.lines().skip(1) {
-            let cols: Vec<&str> = line.split('\t').collect();
-            let html = std::fs::read(format!("{root}/{}", cols[6])).expect("html");
-            let gold = std::fs::read(format!("{root}/{}", cols[7])).expect("gold");
-            let html = String::from_utf8_lossy(&html);
-            let gold_text = String::from_utf8_lossy(&gold).into_owned();
-            let gold = bigrams(&gold_text);
+        for_each_page(&root, |cols, html, gold_text| {
+            let gold = bigrams(gold_text);
             bytes += html.len();
             let t = Instant::now();
-            let doc = Document::parse(&html, &DomOptions::default());
+            let doc = Document::parse(html, &DomOptions::default());
             parse_time += t.elapsed();
             for (i, (name, method)) in methods.iter().enumerate() {
                 let t = Instant::now();
@@ -120,12 +70,7 @@ fn main() {
                 }
                 if detail.as_deref() == Some(*name) {
                     let out = norm(&text);
-                    let first = gold_text
-                        .lines()
-                        .skip(1)
-                        .map(norm)
-                        .find(|l| l.split(' ').count() >= 8)
-                        .unwrap_or_default();
+                    let first = first_body_sentence(gold_text);
                     println!(
                         "PAGE {} {} {:.3} {} {}",
                         cols[0],
@@ -137,7 +82,7 @@ fn main() {
                 }
             }
             pages += 1;
-        }
+        });
         println!(
             "{corpus}: {pages} pages, {:.1} MB, parse {:.0} pages/s",
             bytes as f64 / 1e6,

@@ -7,60 +7,18 @@
 //! character a token); F1 of the bigram *sets* of output and gold, per page;
 //! empty output scores 0; the mean is over all pages of the manifest.
 
-use std::collections::HashSet;
+#[path = "common/mod.rs"]
+mod common;
+
 use std::time::{Duration, Instant};
 
 use canopy_dom::{Document, DomOptions};
 use canopy_extract::{wlr_with, Relevance, WlrVariant};
 
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
-}
-
-fn tokens(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in s.chars() {
-        if is_cjk(c) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            out.push(c.to_string());
-        } else if c.is_alphanumeric() {
-            cur.extend(c.to_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-fn bigrams(s: &str) -> HashSet<(String, String)> {
-    let t = tokens(s);
-    t.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect()
-}
-
-fn f1(out: &str, gold: &HashSet<(String, String)>) -> f64 {
-    let o = bigrams(out);
-    if o.is_empty() || gold.is_empty() {
-        return 0.0;
-    }
-    let common = o.intersection(gold).count() as f64;
-    if common == 0.0 {
-        return 0.0;
-    }
-    let p = common / o.len() as f64;
-    let r = common / gold.len() as f64;
-    2.0 * p * r / (p + r)
-}
+use common::{bigrams, corpora_dir, f1, first_body_sentence, for_each_page, norm};
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora").to_string()
-    });
+    let dir = corpora_dir();
     let configs: Vec<(String, WlrVariant, Relevance)> = WlrVariant::ALL
         .iter()
         .map(|&v| (v.name().to_string(), v, Relevance::RelativeToMax))
@@ -72,23 +30,16 @@ fn main() {
         .collect();
     for corpus in ["big9", "dragnet"] {
         let root = format!("{dir}/{corpus}");
-        let manifest = std::fs::read_to_string(format!("{root}/manifest.tsv"))
-            .unwrap_or_else(|e| panic!("{root}/manifest.tsv: {e}"));
         let mut sums = vec![0.0; configs.len()];
         let mut times = vec![Duration::ZERO; configs.len()];
         let mut parse_time = Duration::ZERO;
         let mut pages = 0usize;
         let mut bytes = 0usize;
-        for line in manifest.lines().skip(1) {
-            let cols: Vec<&str> = line.split('\t').collect();
-            let html = std::fs::read(format!("{root}/{}", cols[6])).expect("html");
-            let gold = std::fs::read(format!("{root}/{}", cols[7])).expect("gold");
-            let html = String::from_utf8_lossy(&html);
-            let gold_text = String::from_utf8_lossy(&gold).into_owned();
-            let gold = bigrams(&gold_text);
+        for_each_page(&root, |cols, html, gold_text| {
+            let gold = bigrams(gold_text);
             bytes += html.len();
             let t = Instant::now();
-            let doc = Document::parse(&html, &DomOptions::default());
+            let doc = Document::parse(html, &DomOptions::default());
             parse_time += t.elapsed();
             for (i, (_, v, r)) in configs.iter().enumerate() {
                 let t = Instant::now();
@@ -98,14 +49,8 @@ fn main() {
                 let score = f1(&text.join("\n"), &gold);
                 sums[i] += score;
                 if i == 3 && std::env::var_os("WLR_EVAL_PAGES").is_some() {
-                    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
                     let out = norm(&text.join("\n"));
-                    let first = gold_text
-                        .lines()
-                        .skip(1)
-                        .map(norm)
-                        .find(|l| l.split(' ').count() >= 8)
-                        .unwrap_or_default();
+                    let first = first_body_sentence(gold_text);
                     println!(
                         "PAGE {} {} {:.3} {}",
                         cols[0],
@@ -116,7 +61,7 @@ fn main() {
                 }
             }
             pages += 1;
-        }
+        });
         println!(
             "{corpus}: {pages} pages, {:.1} MB, parse {:.0} pages/s",
             bytes as f64 / 1e6,

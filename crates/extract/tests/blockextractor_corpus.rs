@@ -2,41 +2,12 @@
 //! must contain the first sentence of the gold main text's body, with and
 //! without redundancy removal (siblings: the other pages of the same site).
 
-use std::path::PathBuf;
+mod common;
 
 use canopy_dom::{Document, DomOptions};
 use canopy_extract::{blockextractor, blockextractor_with, BlockExtractorOptions};
 
-fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
-
-fn read(p: PathBuf) -> String {
-    let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn normalise(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The first line of the gold after the title with at least 8 words.
-fn first_body_sentence(gold: &str) -> String {
-    gold.lines()
-        .skip(1)
-        .map(normalise)
-        .find(|l| l.split(' ').count() >= 8)
-        .expect("gold has a body line of 8 words or more")
-}
+use common::{corpora, first_body_sentence, joined, normalise, read};
 
 /// The page, its gold's first body sentence, and the other pages of its
 /// site (manifest column `site`).
@@ -68,13 +39,7 @@ fn load(corpus: &str, id: &str) -> (Document, String, Vec<Document>) {
 }
 
 fn text(doc: &Document, nodes: &[usize]) -> String {
-    normalise(
-        &nodes
-            .iter()
-            .map(|&n| doc.inner_text(n))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
+    normalise(&joined(doc, nodes))
 }
 
 /// Returns (text without, text with redundancy removal).

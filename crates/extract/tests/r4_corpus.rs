@@ -4,53 +4,9 @@
 
 use canopy_extract::r4;
 
-use std::path::PathBuf;
+mod common;
 
-use canopy_dom::{Document, DomOptions};
-
-fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
-
-fn normalise(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The first line of the gold after the title with at least 8 words.
-fn first_body_sentence(gold: &str) -> String {
-    gold.lines()
-        .skip(1)
-        .map(normalise)
-        .find(|l| l.split(' ').count() >= 8)
-        .expect("gold has a body line of 8 words or more")
-}
-
-/// A corpus page, parsed, and its gold text.
-fn page(corpus: &str, id: &str) -> (Document, String) {
-    let dir = corpora().join(corpus);
-    let read = |p: PathBuf| {
-        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    let html = read(dir.join(format!("html/{id}.html")));
-    let gold = read(dir.join(format!("gold/{id}.txt")));
-    (Document::parse(&html, &DomOptions::default()), gold)
-}
-
-/// The text of a method's nodes, as the caller builds it.
-fn joined(doc: &Document, nodes: &[usize]) -> String {
-    let text: Vec<String> = nodes.iter().map(|&n| doc.inner_text(n)).collect();
-    text.join("\n")
-}
+use common::{first_body_sentence, joined, normalise, page};
 
 fn check(corpus: &str, ids: &[&str]) {
     for id in ids {

@@ -4,32 +4,12 @@
 //! description carries: corpora README, `feeds/`), minus stop words; the
 //! extracted text must contain the gold's first body sentence.
 
-use std::path::PathBuf;
+mod common;
 
 use canopy_dom::{Document, DomOptions};
 use canopy_extract::sigfeed;
 
-fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
-
-fn read(p: PathBuf) -> String {
-    let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn normalise(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+use common::{corpora, first_body_sentence, normalise, read};
 
 const STOP: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "is",
@@ -51,12 +31,7 @@ fn check(corpus: &str, ids: &[&str]) {
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty() && !STOP.contains(w))
             .collect();
-        let first = gold
-            .lines()
-            .skip(1)
-            .map(normalise)
-            .find(|l| l.split(' ').count() >= 8)
-            .expect("gold has a body line of 8 words or more");
+        let first = first_body_sentence(&gold);
         let nodes = sigfeed(&doc, &keywords);
         assert_eq!(nodes.len(), 1, "{corpus}/{id}: keywords {keywords:?}");
         assert_ne!(nodes[0], doc.body(), "{corpus}/{id}: took the whole body");

@@ -1,50 +1,18 @@
 //! WLR on real pages of the shared corpora: the extracted text must contain
 //! the first sentence of the gold main text's body.
 
-use std::path::PathBuf;
+mod common;
 
 use canopy_dom::{Document, DomOptions};
 use canopy_extract::{wlr, WlrVariant};
 
-fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
-
-fn normalise(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The first line of the gold after the title with at least 8 words.
-fn first_body_sentence(gold: &str) -> String {
-    gold.lines()
-        .skip(1)
-        .map(normalise)
-        .find(|l| l.split(' ').count() >= 8)
-        .expect("gold has a body line of 8 words or more")
-}
+use common::{corpora, first_body_sentence, joined, normalise, page};
 
 /// The text of the WLR output, as the caller builds it.
 fn extract(corpus: &str, id: &str, variant: WlrVariant) -> (String, String) {
-    let dir = corpora().join(corpus);
-    let read = |p: PathBuf| {
-        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    let html = read(dir.join(format!("html/{id}.html")));
-    let gold = read(dir.join(format!("gold/{id}.txt")));
-    let doc = Document::parse(&html, &DomOptions::default());
+    let (doc, gold) = page(corpus, id);
     let nodes = wlr(&doc, variant);
-    let text: Vec<String> = nodes.iter().map(|&n| doc.inner_text(n)).collect();
-    (normalise(&text.join("\n")), first_body_sentence(&gold))
+    (normalise(&joined(&doc, &nodes)), first_body_sentence(&gold))
 }
 
 fn check(corpus: &str, ids: &[&str]) {
