@@ -1,8 +1,8 @@
 //! One site, start to end: parse its pages, group them by template, learn
 //! a wrapper per template, extract every page's article.
 //!
-//! Sites are independent, so `run` hands them to rayon; everything here
-//! runs on one thread, which also keeps each DOM on the thread that built it.
+//! Sites are independent, so `run` hands them to rayon; inside a site,
+//! pages are parsed in parallel and the rest runs in the site's task.
 
 use std::collections::HashMap;
 
@@ -110,8 +110,9 @@ pub fn process_site(
     feeds: &HashMap<String, FeedItem>,
     settings: &SiteSettings,
 ) -> SiteOutput {
-    // Parsing is most of the work (docs/performance.md); a site's pages are
-    // parsed in parallel, and each DOM then stays on this site's thread.
+    // Parsing is most of the work (docs/performance.md): a site's pages are
+    // parsed in parallel. A `Document` owns plain data (interned names,
+    // strings), so it moves to the site's task once built.
     let pages: Vec<Page<'_>> = records
         .par_iter()
         .map(|record| {
