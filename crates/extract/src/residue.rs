@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use canopy_dom::{collapse_whitespace, Document, NodeId};
+use canopy_dom::{collapse_whitespace, is_block, Document, NodeId};
 
 /// What to remove from a selection.
 #[derive(Debug, Clone)]
@@ -104,12 +104,17 @@ pub fn clean_text(
     residue: &Residue,
     options: &CleanOptions,
 ) -> String {
-    // Characters of text, and of text inside links, per node's subtree.
+    // Characters of text, of text inside links and of residue text, per
+    // node's subtree.
     let mut chars = vec![0u32; doc.len()];
     let mut link_chars = vec![0u32; doc.len()];
+    let mut residue_chars = vec![0u32; doc.len()];
     for n in (0..doc.len()).rev() {
         if let Some(t) = doc.text(n) {
             chars[n] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+            if options.residue && residue.contains(t) {
+                residue_chars[n] = chars[n];
+            }
         }
         if doc.tag(n) == "a" {
             link_chars[n] = chars[n];
@@ -117,11 +122,28 @@ pub fn clean_text(
         if let Some(p) = doc.node(n).parent {
             chars[p] += chars[n];
             link_chars[p] += link_chars[n];
+            residue_chars[p] += residue_chars[n];
         }
     }
+    // The nearest block element holding `n`: a recurring text is template
+    // only when it is its block's whole text. A recurring name linked
+    // inside a sentence ("…, Michael Fabiano and …") is the article's.
+    let block_of = |mut n: NodeId| -> NodeId {
+        while let Some(p) = doc.node(n).parent {
+            n = p;
+            if is_block(doc.tag(n)) {
+                break;
+            }
+        }
+        n
+    };
     let keep = |n: NodeId| -> bool {
         match doc.text(n) {
-            Some(t) => !(options.residue && residue.contains(t)),
+            Some(_) if residue_chars[n] > 0 => {
+                let block = block_of(n);
+                residue_chars[block] < chars[block]
+            }
+            Some(_) => true,
             None => {
                 let dense = is_list_block(doc.tag(n))
                     && chars[n] > 0
@@ -151,6 +173,29 @@ mod tests {
 
     fn doc(html: &str) -> Document {
         Document::parse(html, &DomOptions::default())
+    }
+
+    #[test]
+    fn a_recurring_name_inside_a_sentence_is_kept() {
+        let pages = [
+            doc("<body><div><p>Hosts Jason, <a>Michael</a> and Elliot talk.</p><p><a>Michael</a></p></div></body>"),
+            doc("<body><div><p>Then <a>Michael</a> left.</p><p><a>Michael</a></p></div></body>"),
+        ];
+        let refs: Vec<&Document> = pages.iter().collect();
+        let residue = Residue::learn(&refs);
+        assert!(residue.contains("Michael"));
+        let options = CleanOptions {
+            residue: true,
+            link_density: 1.1,
+        };
+        // In prose the name stays; alone in its block it is template.
+        let div = (0..pages[0].len())
+            .find(|&n| pages[0].tag(n) == "div")
+            .unwrap();
+        assert_eq!(
+            clean_text(&pages[0], &[div], &residue, &options),
+            "Hosts Jason, Michael and Elliot talk."
+        );
     }
 
     #[test]
