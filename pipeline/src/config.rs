@@ -78,6 +78,7 @@ pub struct ExtractConfig {
     pub fallback: String,
     pub residue: bool,
     pub link_density: f64,
+    pub paragraph_link_density: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -89,6 +89,7 @@ impl SiteSettings {
             clean: CleanOptions {
                 residue: config.extract.residue,
                 link_density: config.extract.link_density,
+                paragraph_link_density: config.extract.paragraph_link_density,
             },
         })
     }
@@ -141,7 +142,11 @@ pub fn process_site(
                 &[method],
                 &[],
                 &site_docs,
-                f64::INFINITY,
+                &CleanOptions {
+                    residue: false,
+                    link_density: f64::INFINITY,
+                    paragraph_link_density: f64::INFINITY,
+                },
             ));
         }
         out.summary.push(SummaryRow {
@@ -208,7 +213,7 @@ fn process_cluster(
                 &settings.fallback,
                 &titles,
                 site_docs,
-                settings.clean.link_density,
+                &settings.clean,
             )
         } else {
             matched += 1;
@@ -345,7 +350,7 @@ fn page_level_article(
     methods: &[PageMethod],
     sibling_titles: &[&str],
     site_docs: &[&Document],
-    link_density: f64,
+    clean: &CleanOptions,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
     let text = match methods {
@@ -369,11 +374,11 @@ fn page_level_article(
             }
             let nodes = outermost;
             // As Forest's fallback, link-dense blocks go (there are no
-            // siblings to find residue with); run on its own (link_density
+            // siblings to find residue with); run on its own (densities
             // infinite), a method gives exactly what its paper's does.
             let options = CleanOptions {
                 residue: false,
-                link_density,
+                ..clean.clone()
             };
             clean_text(&page.doc, &nodes, &Residue::default(), &options)
         }

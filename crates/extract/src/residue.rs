@@ -9,9 +9,9 @@
 //!   the cluster (and on two pages at least) is the template's, not the
 //!   article's: "Share this", "Bookmark with:", "Related stories".
 //! - **Link density.** A block element (list, list item, division, table
-//!   row…; not paragraphs, which are prose even when they are mostly
-//!   links) at least `link_density` of whose text is link text is a link
-//!   list.
+//!   row…) at least `link_density` of whose text is link text is a link
+//!   list; a paragraph, which is prose even with links in it, only when
+//!   `paragraph_link_density` of its text is links.
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +25,10 @@ pub struct CleanOptions {
     /// Drop block elements whose share of link text is at least this
     /// (1.0 or more turns the rule off).
     pub link_density: f64,
+    /// The same for paragraphs, which are prose even with a few links: only
+    /// a paragraph that is nearly all links ("« Older | Home | Newer »")
+    /// goes.
+    pub paragraph_link_density: f64,
 }
 
 impl Default for CleanOptions {
@@ -32,6 +36,7 @@ impl Default for CleanOptions {
         CleanOptions {
             residue: true,
             link_density: 0.5,
+            paragraph_link_density: 0.8,
         }
     }
 }
@@ -145,9 +150,12 @@ pub fn clean_text(
             }
             Some(_) => true,
             None => {
-                let dense = is_list_block(doc.tag(n))
-                    && chars[n] > 0
-                    && f64::from(link_chars[n]) >= options.link_density * f64::from(chars[n]);
+                let limit = match doc.tag(n) {
+                    "p" => options.paragraph_link_density,
+                    tag if is_list_block(tag) => options.link_density,
+                    _ => return true,
+                };
+                let dense = chars[n] > 0 && f64::from(link_chars[n]) >= limit * f64::from(chars[n]);
                 !dense
             }
         }
@@ -187,6 +195,7 @@ mod tests {
         let options = CleanOptions {
             residue: true,
             link_density: 1.1,
+            paragraph_link_density: 1.1,
         };
         // In prose the name stays; alone in its block it is template.
         let div = (0..pages[0].len())
@@ -224,6 +233,7 @@ mod tests {
         let off = CleanOptions {
             residue: false,
             link_density: 1.1,
+            paragraph_link_density: 1.1,
         };
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &off),
