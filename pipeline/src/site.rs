@@ -162,6 +162,11 @@ pub fn process_site(
 
     let signatures: Vec<Signature> = pages.iter().map(|p| Signature::of(&p.doc)).collect();
     let labels = group_templates(&signatures, settings.template_threshold);
+    // One analyzer for the site: its per-language tantivy chains, stemmers
+    // and token memo are built once and reused by every cluster (a site's
+    // templates share most of their vocabulary). Term ids are only compared
+    // within a cluster, and results never depend on their values.
+    let mut analyzer = Analyzer::new();
     let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
     for g in 0..groups {
         let members: Vec<&Page<'_>> = pages
@@ -171,7 +176,15 @@ pub fn process_site(
             .map(|(p, _)| p)
             .collect();
         let cluster = format!("{site}/{g}");
-        process_cluster(site, &cluster, &members, &site_docs, settings, &mut out);
+        process_cluster(
+            site,
+            &cluster,
+            &members,
+            &site_docs,
+            settings,
+            &mut analyzer,
+            &mut out,
+        );
     }
     out
 }
@@ -183,13 +196,14 @@ fn process_cluster(
     pages: &[&Page<'_>],
     site_docs: &[&Document],
     settings: &SiteSettings,
+    analyzer: &mut Analyzer,
     out: &mut SiteOutput,
 ) {
     let start = Instant::now();
     let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
     let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
     let wrapper = if pages.len() >= 2 {
-        learn(pages, settings)
+        learn(pages, settings, analyzer)
     } else {
         None
     };
@@ -256,8 +270,7 @@ fn process_cluster(
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
 /// ranking.
-fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
-    let mut analyzer = Analyzer::new();
+fn learn(pages: &[&Page<'_>], settings: &SiteSettings, analyzer: &mut Analyzer) -> Option<Wrapper> {
     let mut buf: Vec<TermId> = Vec::new();
     let terms: Vec<NodeTerms> = pages
         .iter()
@@ -281,13 +294,13 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
         })
         .collect();
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
-    let mut tfidf = top_k_tfidf(&bag_refs, &analyzer, settings.top_k);
+    let mut tfidf = top_k_tfidf(&bag_refs, analyzer, settings.top_k);
     // A page all of whose terms occur on every sibling (a duplicate, or a
     // near-empty page) has no tf-idf signifier; rank its terms by tf alone,
     // as for a single page.
     for (ranked, bag) in tfidf.iter_mut().zip(&bag_refs) {
         if ranked.is_empty() {
-            *ranked = top_k_tfidf(&[bag], &analyzer, settings.top_k).remove(0);
+            *ranked = top_k_tfidf(&[bag], analyzer, settings.top_k).remove(0);
         }
     }
     let signifiers: Vec<Vec<(u32, f64)>> = pages
@@ -297,7 +310,7 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
             let ranked: Vec<(u32, f64)> = ranked.into_iter().map(|(t, w)| (t.0, w)).collect();
             match (settings.signifiers, p.feed) {
                 (SignifierSource::Feeds, Some(item)) => {
-                    let mut sigs = feed_signifiers(&mut analyzer, item, p.lang);
+                    let mut sigs = feed_signifiers(analyzer, item, p.lang);
                     // A feed item that is only a title gives too few terms to
                     // locate the article (forest.md §4: below 5 signifiers
                     // precision drops): top up to k with tf-idf terms.
