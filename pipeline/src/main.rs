@@ -194,7 +194,8 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 out.rejects.len(),
             );
             if args.wrappers.is_some() {
-                let count = |status: &str| out.summary.iter().filter(|r| r.wrapper == status).count();
+                let count =
+                    |status: &str| out.summary.iter().filter(|r| r.wrapper == status).count();
                 eprintln!(
                     "canopy: saved wrappers: {} clusters reused, {} relearned, {} drifted, {} new, {} without",
                     count("reused"),

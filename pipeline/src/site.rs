@@ -252,10 +252,17 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
     let mut status = WrapperStatus::New;
     let mut candidate = None;
     if let Some(reuse) = &settings.reuse {
-        if let Some(m) = reuse.saved.best_match(c.site, c.signatures, &reuse.thresholds) {
+        if let Some(m) = reuse
+            .saved
+            .best_match(c.site, c.signatures, &reuse.thresholds)
+        {
             let saved = reuse.saved.get(m.index);
-            candidate = Some(m.index);
             let fits = m.fit as f64 >= reuse.thresholds.min_template_share * c.pages.len() as f64;
+            // A single page that fits no saved template is a page apart (as
+            // in a fresh run), not evidence that a template drifted.
+            if fits || c.pages.len() >= 2 {
+                candidate = Some(m.index);
+            }
             if fits {
                 let wrapper = Wrapper {
                     pattern: saved.pattern.clone(),
@@ -278,11 +285,13 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
                     };
                 }
             }
-            status = if reuse.learn {
-                WrapperStatus::Relearned
-            } else {
-                WrapperStatus::Drifted
-            };
+            if candidate.is_some() {
+                status = if reuse.learn {
+                    WrapperStatus::Relearned
+                } else {
+                    WrapperStatus::Drifted
+                };
+            }
         }
     }
     let may_learn = settings.reuse.as_ref().is_none_or(|r| r.learn);

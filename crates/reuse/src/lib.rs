@@ -63,6 +63,32 @@ pub fn containment(sketch: &[u64], page: &Signature) -> f64 {
     found as f64 / sketch.len() as f64
 }
 
+/// The Jaccard similarity of the two templates, estimated from their
+/// sketches: of the [`SKETCH_SIZE`] smallest hashes of their union, the
+/// share found in both (the bottom-k MinHash estimator). Symmetric, so a
+/// template with few shared paths does not match every cluster.
+pub fn sketch_similarity(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut taken, mut both) = (0, 0, 0usize, 0usize);
+    while taken < SKETCH_SIZE && (i < a.len() || j < b.len()) {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => i += 1,
+            (Some(_), None) => i += 1,
+            _ => j += 1,
+        }
+        taken += 1;
+    }
+    if taken == 0 {
+        0.0
+    } else {
+        both as f64 / taken as f64
+    }
+}
+
 /// A sketch as written in `wrappers.jsonl`: 16 hex digits per hash (JSON
 /// numbers above 2^53 lose precision in many readers).
 pub fn encode_sketch(sketch: &[u64]) -> Vec<String> {
@@ -123,7 +149,7 @@ pub struct Thresholds {
 impl Default for Thresholds {
     fn default() -> Self {
         Thresholds {
-            page_containment: 0.8,
+            page_containment: 0.6,
             min_template_share: 0.5,
             min_match_ratio: 0.8,
             min_length_ratio: 0.5,
@@ -151,10 +177,9 @@ impl fmt::Display for Drift {
             Drift::MatchRate { now, then } => {
                 write!(f, "match rate {now:.2}, {then:.2} at learn time")
             }
-            Drift::TextLength { now, then } => write!(
-                f,
-                "median text {now} characters, {then} at learn time"
-            ),
+            Drift::TextLength { now, then } => {
+                write!(f, "median text {now} characters, {then} at learn time")
+            }
         }
     }
 }
@@ -199,7 +224,7 @@ pub struct Match {
     pub index: usize,
     /// Pages of the cluster that fit the saved template.
     pub fit: usize,
-    /// Mean containment of the saved sketch in the cluster's pages.
+    /// [`sketch_similarity`] of the saved template and the cluster's.
     pub score: f64,
 }
 
@@ -269,29 +294,40 @@ impl SavedWrappers {
         self.by_site.get(site).map_or(&[], Vec::as_slice)
     }
 
-    /// The site's saved wrapper whose template the cluster's pages contain
-    /// most (mean containment; ties to the earlier line), or `None` when the
-    /// site has none.
+    /// The site's saved wrapper whose template is most similar to the
+    /// cluster's ([`sketch_similarity`]; ties to the earlier line), with
+    /// the number of the cluster's pages that fit it; `None` when the site
+    /// has none.
     pub fn best_match(
         &self,
         site: &str,
         pages: &[&Signature],
         thresholds: &Thresholds,
     ) -> Option<Match> {
+        let ids = self.of_site(site);
+        if ids.is_empty() {
+            return None;
+        }
+        let tonight = template_sketch(pages);
         let mut best: Option<Match> = None;
-        for &index in self.of_site(site) {
-            let sketch = &self.wrappers[index].sketch;
-            let scores: Vec<f64> = pages.iter().map(|p| containment(sketch, p)).collect();
-            let score = scores.iter().sum::<f64>() / scores.len().max(1) as f64;
-            let fit = scores
-                .iter()
-                .filter(|&&s| s >= thresholds.page_containment)
-                .count();
+        for &index in ids {
+            let score = sketch_similarity(&self.wrappers[index].sketch, &tonight);
             if best.is_none_or(|b| score > b.score) {
-                best = Some(Match { index, fit, score });
+                best = Some(Match {
+                    index,
+                    fit: 0,
+                    score,
+                });
             }
         }
-        best
+        best.map(|mut m| {
+            let sketch = &self.wrappers[m.index].sketch;
+            m.fit = pages
+                .iter()
+                .filter(|p| containment(sketch, p) >= thresholds.page_containment)
+                .count();
+            m
+        })
     }
 
     /// The records of the sites for which `seen` is false, unchanged, in
@@ -359,6 +395,11 @@ mod tests {
         let other = sig("<body><table><tr><td>x</td></tr></table></body>");
         assert!((containment(&sketch, &other) - 1.0 / 3.0).abs() < 1e-9);
         assert_eq!(decode_sketch(&encode_sketch(&sketch)).unwrap(), sketch);
+        assert_eq!(sketch_similarity(&sketch, &sketch), 1.0);
+        let other_sketch = template_sketch(&[&other]);
+        // Union body, div#main, p, table, tbody, tr, td: body in both.
+        assert!((sketch_similarity(&sketch, &other_sketch) - 1.0 / 7.0).abs() < 1e-9);
+        assert_eq!(sketch_similarity(&[], &[]), 0.0);
     }
 
     #[test]
@@ -399,8 +440,16 @@ mod tests {
     fn load_keeps_good_lines_and_rejects_bad_ones_with_their_offset() {
         let a = sig("<body><div id=main><p>1</p></div></body>");
         let b = sig("<body><table><tr><td>x</td></tr></table></body>");
-        let good = record("a.com", WRAPPER_FORMAT_VERSION, encode_sketch(&template_sketch(&[&a])));
-        let tables = record("a.com", WRAPPER_FORMAT_VERSION, encode_sketch(&template_sketch(&[&b])));
+        let good = record(
+            "a.com",
+            WRAPPER_FORMAT_VERSION,
+            encode_sketch(&template_sketch(&[&a])),
+        );
+        let tables = record(
+            "a.com",
+            WRAPPER_FORMAT_VERSION,
+            encode_sketch(&template_sketch(&[&b])),
+        );
         let old = record("b.com", WRAPPER_FORMAT_VERSION + 1, vec!["00".into()]);
         let lines = [
             good.to_string(),
@@ -415,11 +464,19 @@ mod tests {
         assert_eq!(saved.len(), 2);
         assert_eq!(rejects.len(), 2);
         assert_eq!(rejects[0].source.offset, Some(lines[0].len() as u64 + 1));
-        assert!(rejects[1].reason.contains("version"), "{}", rejects[1].reason);
+        assert!(
+            rejects[1].reason.contains("version"),
+            "{}",
+            rejects[1].reason
+        );
         // The table page finds the table template, not the div one.
-        let m = saved.best_match("a.com", &[&b], &Thresholds::default()).unwrap();
+        let m = saved
+            .best_match("a.com", &[&b], &Thresholds::default())
+            .unwrap();
         assert_eq!((m.index, m.fit), (1, 1));
-        assert!(saved.best_match("b.com", &[&b], &Thresholds::default()).is_none());
+        assert!(saved
+            .best_match("b.com", &[&b], &Thresholds::default())
+            .is_none());
         assert_eq!(saved.unseen_sites(|s| s == "a.com").len(), 0);
         assert_eq!(saved.unseen_sites(|_| false).len(), 2);
     }
