@@ -19,6 +19,7 @@ pub struct Config {
     pub forest: ForestConfig,
     pub extract: ExtractConfig,
     pub run: RunConfig,
+    pub reuse: ReuseConfig,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -79,6 +80,16 @@ pub struct ExtractConfig {
     pub residue: bool,
     pub link_density: f64,
     pub paragraph_link_density: f64,
+}
+
+/// The drift check of saved wrappers (`docs/wrappers.md`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReuseConfig {
+    pub page_containment: f64,
+    pub min_template_share: f64,
+    pub min_match_ratio: f64,
+    pub min_length_ratio: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -150,7 +150,7 @@ pub fn run_method(
         );
         inputs.push(feeds);
     }
-    let (_ingested, out, seconds) = crate::run::run_all(&inputs, None, config, method)
+    let (_ingested, out, seconds) = crate::run::run_all(&inputs, None, config, method, None)
         .with_context(|| format!("method {}", method.name()))?;
     let articles: HashMap<&str, &canopy_types::Article> = out
         .articles

@@ -8,6 +8,7 @@
 mod config;
 mod eval;
 mod method;
+mod reuse;
 mod run;
 mod site;
 mod title;
@@ -37,6 +38,50 @@ enum Command {
     Run(RunArgs),
     /// Score methods (and peer tools) on an evaluation corpus against its gold texts.
     Eval(eval::EvalArgs),
+    /// Saved wrappers (docs/wrappers.md).
+    #[command(subcommand)]
+    Wrappers(WrappersCommand),
+}
+
+#[derive(Subcommand)]
+enum WrappersCommand {
+    /// Extract with saved wrappers only, no learning; pages no saved wrapper
+    /// fits go to the page-level fallback.
+    Apply(ApplyArgs),
+}
+
+#[derive(clap::Args)]
+struct ApplyArgs {
+    /// A wrappers.jsonl written by `canopy run`.
+    #[arg(long)]
+    wrappers: PathBuf,
+    /// WARC files (.warc, .warc.gz) or folders of them.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Settings file overlaid on configs/default.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+impl From<ApplyArgs> for RunArgs {
+    fn from(a: ApplyArgs) -> RunArgs {
+        RunArgs {
+            inputs: a.inputs,
+            out: a.out,
+            signifiers: None,
+            top_k: None,
+            method: Method::Forest,
+            threads: a.threads,
+            config: a.config,
+            wrappers: Some(a.wrappers),
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -62,6 +107,10 @@ struct RunArgs {
     /// Settings file overlaid on configs/default.toml.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Last run's wrappers.jsonl: reuse the wrappers whose template still
+    /// fits, relearn the drifted ones (docs/wrappers.md).
+    #[arg(long)]
+    wrappers: Option<PathBuf>,
 }
 
 /// Resolves the settings from the config file and the flags.
@@ -92,9 +141,22 @@ fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run(args: RunArgs) -> ExitCode {
+/// `learn`: false for `wrappers apply` (extraction only).
+fn run(args: RunArgs, learn: bool) -> ExitCode {
     let (config, method) = match settings(&args) {
         Ok(s) => s,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let reuse = match args
+        .wrappers
+        .as_deref()
+        .map(|path| reuse::Reuse::load(path, &config.reuse, learn))
+        .transpose()
+    {
+        Ok(r) => r.map(std::sync::Arc::new),
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
@@ -114,7 +176,7 @@ fn run(args: RunArgs) -> ExitCode {
         eprintln!("canopy: cannot start threads: {e}");
         return ExitCode::from(2);
     }
-    match run::run_all(&args.inputs, Some(&args.out), &config, method) {
+    match run::run_all(&args.inputs, Some(&args.out), &config, method, reuse) {
         Ok((ingested, out, seconds)) => {
             let fallback = out.articles.iter().filter(|a| a.wrapper.is_none()).count();
             eprintln!(
@@ -131,6 +193,18 @@ fn run(args: RunArgs) -> ExitCode {
                 ingested.skipped,
                 out.rejects.len(),
             );
+            if args.wrappers.is_some() {
+                let count =
+                    |status: &str| out.summary.iter().filter(|r| r.wrapper == status).count();
+                eprintln!(
+                    "canopy: saved wrappers: {} clusters reused, {} relearned, {} drifted, {} new, {} without",
+                    count("reused"),
+                    count("relearned"),
+                    count("drifted"),
+                    count("new"),
+                    count("none"),
+                );
+            }
             if out.rejects.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -153,7 +227,8 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(args, true),
+        Command::Wrappers(WrappersCommand::Apply(args)) => run(args.into(), false),
         Command::Eval(args) => eval::run(args),
     }
 }

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -20,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::method::Method;
+use crate::reuse::Reuse;
 use crate::site::{process_site, SiteOutput, SiteSettings};
 
 /// What ingest produced.
@@ -155,8 +157,10 @@ pub fn process(
     config: &Config,
     method: Method,
     progress: &ProgressBar,
+    reuse: Option<Arc<Reuse>>,
 ) -> anyhow::Result<RunOutput> {
-    let settings = SiteSettings::new(config, method)?;
+    let mut settings = SiteSettings::new(config, method)?;
+    settings.reuse = reuse.clone();
     let mut sites: BTreeMap<String, Vec<&PageRecord>> = BTreeMap::new();
     for page in &ingested.pages {
         sites
@@ -190,6 +194,9 @@ pub fn process(
         run.wrappers.extend(out.wrappers);
         run.summary.extend(out.summary);
     }
+    if let Some(reuse) = &reuse {
+        reuse.carry_over(|s| sites.iter().any(|(t, _)| t == s), &mut run);
+    }
     run.articles.sort_by(|a, b| {
         (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(
             &b.site,
@@ -198,8 +205,11 @@ pub fn process(
             &b.record_id,
         ))
     });
-    run.wrappers
-        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+    // Carried-over wrappers keep their cluster name, which may repeat
+    // tonight's: the template breaks the tie.
+    run.wrappers.sort_by(|a, b| {
+        (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
+    });
     run.summary
         .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
     run.rejects.sort_by(|a, b| {
@@ -243,6 +253,7 @@ pub fn run_all(
     out_dir: Option<&Path>,
     config: &Config,
     method: Method,
+    reuse: Option<Arc<Reuse>>,
 ) -> anyhow::Result<(Ingested, RunOutput, f64)> {
     let start = Instant::now();
     let files = expand_inputs(inputs)?;
@@ -250,7 +261,7 @@ pub fn run_all(
     let ingested = ingest(&files, config, &bar);
     bar.finish_and_clear();
     let bar = progress_bar(0, "sites");
-    let run = process(&ingested, config, method, &bar)?;
+    let run = process(&ingested, config, method, &bar, reuse)?;
     bar.finish_and_clear();
     if let Some(dir) = out_dir {
         write_outputs(dir, &run)?;

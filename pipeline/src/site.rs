@@ -4,7 +4,8 @@
 //! Sites are independent, so `run` hands them to rayon; inside a site,
 //! pages are parsed in parallel and the rest runs in the site's task.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use std::time::Instant;
@@ -19,6 +20,7 @@ use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
 
 use crate::config::{Config, SignifierSource};
 use crate::method::{Method, PageMethod};
+use crate::reuse::{NewWrapper, Reuse, WrapperStatus};
 use crate::title::clean_title;
 
 /// Everything one site contributes to the outputs.
@@ -49,6 +51,8 @@ pub struct SiteSettings {
     pub top_k: usize,
     pub signifiers: SignifierSource,
     pub clean: CleanOptions,
+    /// Saved wrappers to reuse (`--wrappers`, `wrappers apply`).
+    pub reuse: Option<Arc<Reuse>>,
 }
 
 impl SiteSettings {
@@ -91,6 +95,7 @@ impl SiteSettings {
                 link_density: config.extract.link_density,
                 paragraph_link_density: config.extract.paragraph_link_density,
             },
+            reuse: None,
         })
     }
 
@@ -155,6 +160,7 @@ pub fn process_site(
             pages: pages.len(),
             wrapper_matches: 0,
             fallbacks: pages.len(),
+            wrapper: WrapperStatus::None.name().to_string(),
             millis: start.elapsed().as_millis() as u64,
         });
         return out;
@@ -162,62 +168,208 @@ pub fn process_site(
 
     let signatures: Vec<Signature> = pages.iter().map(|p| Signature::of(&p.doc)).collect();
     let labels = group_templates(&signatures, settings.template_threshold);
+    let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
     // One analyzer for the site: its per-language tantivy chains, stemmers
     // and token memo are built once and reused by every cluster (a site's
     // templates share most of their vocabulary). Term ids are only compared
     // within a cluster, and results never depend on their values.
     let mut analyzer = Analyzer::new();
-    let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
+    // Saved wrappers that tonight's wrappers replace or reuse.
+    let mut claimed = BTreeSet::new();
     for g in 0..groups {
-        let members: Vec<&Page<'_>> = pages
+        let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
             .iter()
+            .zip(&signatures)
             .zip(&labels)
             .filter(|(_, &l)| l == g)
             .map(|(p, _)| p)
-            .collect();
+            .unzip();
         let cluster = format!("{site}/{g}");
-        process_cluster(
+        let cluster = ClusterPages {
             site,
-            &cluster,
-            &members,
-            &site_docs,
-            settings,
-            &mut analyzer,
-            &mut out,
-        );
+            cluster: &cluster,
+            pages: &members,
+            signatures: &member_sigs,
+            site_docs: &site_docs,
+        };
+        claimed.extend(process_cluster(&cluster, settings, &mut analyzer, &mut out));
+    }
+    // The site's other saved wrappers go on unchanged (docs/wrappers.md).
+    if let Some(reuse) = &settings.reuse {
+        for &i in reuse.saved.of_site(site) {
+            if !claimed.contains(&i) {
+                out.wrappers.push(reuse.saved.get(i).record.clone());
+            }
+        }
     }
     out
 }
 
-/// Learns the cluster's wrapper (two pages or more) and extracts its pages.
-fn process_cluster(
-    site: &str,
-    cluster: &str,
+/// One template cluster of a site.
+struct ClusterPages<'a, 'p> {
+    site: &'a str,
+    cluster: &'a str,
+    pages: &'a [&'a Page<'p>],
+    signatures: &'a [&'a Signature],
+    site_docs: &'a [&'a Document],
+}
+
+/// The wrapper a cluster's pages are extracted with, and its texts.
+struct Chosen {
+    wrapper: Option<Wrapper>,
+    /// Per page, the cleaned text the wrapper selected ("" = no match).
+    texts: Vec<String>,
+    status: WrapperStatus,
+    /// The line for tonight's `wrappers.jsonl`.
+    record: Option<WrapperRecord>,
+    /// The saved wrapper this one reuses or replaces.
+    claimed: Option<usize>,
+}
+
+/// The cleaned text `wrapper` selects on each page.
+fn wrapper_texts(
+    wrapper: Option<&Wrapper>,
     pages: &[&Page<'_>],
-    site_docs: &[&Document],
+    residue: &Residue,
+    settings: &SiteSettings,
+) -> Vec<String> {
+    pages
+        .iter()
+        .map(|page| {
+            let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
+            clean_text(&page.doc, &nodes, residue, &settings.clean)
+        })
+        .collect()
+}
+
+fn text_quality(pages: usize, texts: &[String]) -> canopy_types::WrapperQuality {
+    let chars: Vec<usize> = texts
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| t.chars().count())
+        .collect();
+    canopy_reuse::quality(pages, &chars)
+}
+
+/// Reuse a saved wrapper if one fits and has not drifted; else learn one
+/// (two pages or more, unless extracting only).
+fn choose_wrapper(
+    c: &ClusterPages<'_, '_>,
+    residue: &Residue,
     settings: &SiteSettings,
     analyzer: &mut Analyzer,
-    out: &mut SiteOutput,
-) {
-    let start = Instant::now();
-    let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
-    let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
-    let wrapper = if pages.len() >= 2 {
-        learn(pages, settings, analyzer)
+) -> Chosen {
+    let mut status = WrapperStatus::New;
+    let mut candidate = None;
+    if let Some(reuse) = &settings.reuse {
+        if let Some(m) = reuse
+            .saved
+            .best_match(c.site, c.signatures, &reuse.thresholds)
+        {
+            let saved = reuse.saved.get(m.index);
+            let fits = m.fit as f64 >= reuse.thresholds.min_template_share * c.pages.len() as f64;
+            // A single page that fits no saved template is a page apart (as
+            // in a fresh run), not evidence that a template drifted.
+            if fits || c.pages.len() >= 2 {
+                candidate = Some(m.index);
+            }
+            if fits {
+                let wrapper = Wrapper {
+                    pattern: saved.pattern.clone(),
+                    relevance: saved.record.relevance,
+                    dfs: Vec::new(),
+                };
+                let texts = wrapper_texts(Some(&wrapper), c.pages, residue, settings);
+                let now = text_quality(c.pages.len(), &texts);
+                if canopy_reuse::check_drift(&saved.record.quality, &now, &reuse.thresholds)
+                    .is_none()
+                {
+                    let mut record = saved.record.clone();
+                    record.cluster = c.cluster.to_string();
+                    return Chosen {
+                        wrapper: Some(wrapper),
+                        texts,
+                        status: WrapperStatus::Reused,
+                        record: Some(record),
+                        claimed: Some(m.index),
+                    };
+                }
+            }
+            if candidate.is_some() {
+                status = if reuse.learn {
+                    WrapperStatus::Relearned
+                } else {
+                    WrapperStatus::Drifted
+                };
+            }
+        }
+    }
+    let may_learn = settings.reuse.as_ref().is_none_or(|r| r.learn);
+    let wrapper = if may_learn && c.pages.len() >= 2 {
+        learn(c.pages, settings, analyzer)
     } else {
         None
     };
+    let texts = wrapper_texts(wrapper.as_ref(), c.pages, residue, settings);
+    let Some(w) = wrapper else {
+        return Chosen {
+            wrapper: None,
+            texts,
+            status: if candidate.is_some() {
+                WrapperStatus::Drifted
+            } else {
+                WrapperStatus::None
+            },
+            record: None,
+            claimed: None,
+        };
+    };
+    let quality = text_quality(c.pages.len(), &texts);
+    let sketch = canopy_reuse::template_sketch(c.signatures);
+    // The learn date comes from the input, not the clock, so that a run's
+    // outputs are the same bytes every time.
+    let learned_on = c.pages.iter().filter_map(|p| p.record.date.clone()).max();
+    let record = NewWrapper {
+        site: c.site,
+        cluster: c.cluster,
+        wrapper: &w,
+        pages: c.pages.len(),
+        matched: texts.iter().filter(|t| !t.is_empty()).count(),
+        signifiers: settings.signifiers.name(),
+        sketch: &sketch,
+        learned_on,
+        quality,
+    }
+    .record();
+    Chosen {
+        wrapper: Some(w),
+        texts,
+        status,
+        record: Some(record),
+        claimed: candidate,
+    }
+}
+
+/// Finds the cluster's wrapper (saved, or learned from two pages or more)
+/// and extracts its pages; returns the saved wrapper it reused or replaced.
+fn process_cluster(
+    c: &ClusterPages<'_, '_>,
+    settings: &SiteSettings,
+    analyzer: &mut Analyzer,
+    out: &mut SiteOutput,
+) -> Option<usize> {
+    let (site, cluster, pages, site_docs) = (c.site, c.cluster, c.pages, c.site_docs);
+    let start = Instant::now();
+    let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
+    let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
     let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
     let residue = Residue::learn(&docs);
+    let chosen = choose_wrapper(c, &residue, settings, analyzer);
+    let wrapper = chosen.wrapper;
 
     let mut matched = 0;
     let mut fallbacks = 0;
-    for page in pages {
-        let nodes = wrapper
-            .as_ref()
-            .map(|w| w.apply(&page.doc))
-            .unwrap_or_default();
-        let text = clean_text(&page.doc, &nodes, &residue, &settings.clean);
+    for (page, text) in pages.iter().zip(chosen.texts) {
         let article = if text.is_empty() {
             fallbacks += 1;
             page_level_article(
@@ -246,26 +398,17 @@ fn process_cluster(
         };
         out.articles.push(article);
     }
-    if let Some(w) = &wrapper {
-        out.wrappers.push(WrapperRecord {
-            site: site.to_string(),
-            cluster: cluster.to_string(),
-            xpath: w.xpath(),
-            xpath_portable: w.xpath_portable(),
-            relevance: w.relevance,
-            pages: pages.len(),
-            matched,
-            signifiers: settings.signifiers.name().to_string(),
-        });
-    }
+    out.wrappers.extend(chosen.record);
     out.summary.push(SummaryRow {
         site: site.to_string(),
         cluster: cluster.to_string(),
         pages: pages.len(),
         wrapper_matches: matched,
         fallbacks,
+        wrapper: chosen.status.name().to_string(),
         millis: start.elapsed().as_millis() as u64,
     });
+    chosen.claimed
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,

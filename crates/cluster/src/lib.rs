@@ -4,12 +4,14 @@
 //!   (so `www.bbc.co.uk` and `m.bbc.co.uk` are one site) and without port.
 //! - [`Signature`]: a page's structure, as the set of its tag paths, each
 //!   step of a path written `tag#id.class` with id and class in tolerant
-//!   form (first token, digits dropped), hashed.
+//!   form (first token, digits dropped), hashed with a stable hash
+//!   ([`path_hash`]: xxHash64, seed 0), so signatures can be saved to disk
+//!   and compared with tonight's pages by any later build.
 //! - [`group_templates`]: average-linkage agglomerative clustering of a
 //!   site's pages by the Jaccard similarity of their signatures, merging
 //!   while the best pair of groups is at least `threshold` similar.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::Hasher;
 
 use canopy_dom::{Document, NodeData};
 
@@ -25,6 +27,18 @@ pub fn site_key(url: &str) -> String {
         .or_else(|| host.strip_prefix("m."))
         .unwrap_or(host)
         .to_string()
+}
+
+/// The hash of a tag path: xxHash64 (seed 0) of the parent path's hash
+/// (8 bytes, little endian; 0 for `<body>`) followed by the step label's
+/// UTF-8 bytes. xxHash64 is a fixed, published algorithm, so the value does
+/// not depend on the Rust version or the build, unlike `DefaultHasher`:
+/// saved wrappers (`docs/wrappers.md`) keep their template signatures.
+pub fn path_hash(parent: u64, label: &str) -> u64 {
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    h.write(&parent.to_le_bytes());
+    h.write(label.as_bytes());
+    h.finish()
 }
 
 /// A page's structure: the sorted, distinct hashes of its tag paths.
@@ -59,7 +73,7 @@ impl Signature {
         let body = doc.body();
         let end = doc.node(body).end;
         // Path hash of each element, indexed relative to body.
-        let mut path_hash = vec![0u64; end - body];
+        let mut paths = vec![0u64; end - body];
         let mut label = String::new();
         let mut hashes = Vec::new();
         for n in body..end {
@@ -71,12 +85,9 @@ impl Signature {
                 .node(n)
                 .parent
                 .filter(|&p| p >= body)
-                .map_or(0, |p| path_hash[p - body]);
-            let mut h = DefaultHasher::new();
-            parent.hash(&mut h);
-            label.hash(&mut h);
-            let hash = h.finish();
-            path_hash[n - body] = hash;
+                .map_or(0, |p| paths[p - body]);
+            let hash = path_hash(parent, &label);
+            paths[n - body] = hash;
             hashes.push(hash);
         }
         hashes.sort_unstable();
@@ -200,6 +211,27 @@ mod tests {
         );
         // body, table, tbody, tr, td vs body, div, p: only body is shared.
         assert!((a.jaccard(&c) - 1.0 / 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn path_hashes_are_stable_xxhash64() {
+        // The reference xxHash64 of the empty input with seed 0.
+        let mut h = twox_hash::XxHash64::with_seed(0);
+        h.write(b"");
+        assert_eq!(h.finish(), 0xef46_db37_51d8_e999);
+        // Pinned values: a change here invalidates every saved signature
+        // (bump the wrappers format version, docs/wrappers.md).
+        assert_eq!(path_hash(0, "body"), {
+            let mut h = twox_hash::XxHash64::with_seed(0);
+            h.write(&[0; 8]);
+            h.write(b"body");
+            h.finish()
+        });
+        let s = sig("<body><div id=main><p>x</p></div></body>");
+        let body = path_hash(0, "body");
+        let div = path_hash(body, "div#main");
+        let p = path_hash(div, "p");
+        assert_eq!(s, Signature::from_hashes(vec![body, div, p]));
     }
 
     #[test]

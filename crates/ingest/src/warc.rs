@@ -164,6 +164,8 @@ struct RecordInfo {
     source: SourceRef,
     record_id: String,
     url: String,
+    /// `WARC-Date`, as written.
+    date: Option<String>,
 }
 
 impl RecordInfo {
@@ -200,6 +202,11 @@ impl Ctx<'_> {
                         .to_string()
                 })
                 .unwrap_or_default(),
+            date: record
+                .headers()
+                .get(WarcHeader::WarcDate)
+                .map(|d| d.trim().to_string())
+                .filter(|d| !d.is_empty()),
         };
         match record.record_type() {
             WarcRecordType::Response => {
@@ -396,6 +403,7 @@ impl Ctx<'_> {
                     source: info.source.clone(),
                     status,
                     charset: charset.to_string(),
+                    date: info.date.clone(),
                     html,
                 }))
             }

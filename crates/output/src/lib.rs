@@ -21,6 +21,10 @@ pub struct SummaryRow {
     pub wrapper_matches: usize,
     /// Pages served by the page-level fallback.
     pub fallbacks: usize,
+    /// What became of the cluster's wrapper (`docs/wrappers.md`): `new`,
+    /// `reused`, `relearned` (a saved one drifted), `drifted` (and nothing
+    /// relearned) or `none`.
+    pub wrapper: String,
     /// Wall time spent on the cluster (learning and extraction), in milliseconds.
     pub millis: u64,
 }
@@ -86,6 +90,7 @@ mod tests {
             pages: 2,
             wrapper_matches: 1,
             fallbacks: 1,
+            wrapper: "new".into(),
             millis: 3,
         }];
         write_summary(dir.path(), &rows).unwrap();
@@ -95,7 +100,7 @@ mod tests {
         );
         assert_eq!(
             std::fs::read_to_string(dir.path().join("summary.csv")).unwrap(),
-            "site,cluster,pages,wrapper_matches,fallbacks,millis\ns,s/0,2,1,1,3\n"
+            "site,cluster,pages,wrapper_matches,fallbacks,wrapper,millis\ns,s/0,2,1,1,new,3\n"
         );
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()

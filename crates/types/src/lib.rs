@@ -32,6 +32,9 @@ pub struct PageRecord {
     pub status: Option<u16>,
     /// The charset the body was decoded with (an encoding_rs name).
     pub charset: String,
+    /// `WARC-Date` of the record, as written (ISO 8601 in WARC/1.0+), if any.
+    #[serde(default)]
+    pub date: Option<String>,
     /// The page, decoded to UTF-8.
     pub html: String,
 }
@@ -78,9 +81,16 @@ pub struct Article {
     pub lang: String,
 }
 
+/// The format version of a `wrappers.jsonl` line (`docs/wrappers.md`).
+/// Bump it when a field changes meaning or the template hash changes; a
+/// saved line of another version is rejected, not misread.
+pub const WRAPPER_FORMAT_VERSION: u32 = 1;
+
 /// A learned wrapper: one line of `wrappers.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WrapperRecord {
+    /// [`WRAPPER_FORMAT_VERSION`] of the run that wrote the line.
+    pub version: u32,
     pub site: String,
     pub cluster: String,
     /// The paper's form, with `dfs` positions.
@@ -93,4 +103,26 @@ pub struct WrapperRecord {
     pub matched: usize,
     /// `tfidf` or `feeds`.
     pub signifiers: String,
+    /// The structural pattern (`canopy_forest::Pattern`), so the wrapper
+    /// applies without learning.
+    pub pattern: serde_json::Value,
+    /// The template signature: a sample of the tag-path hashes shared by
+    /// the cluster's pages (16 hex digits each, sorted).
+    pub template: Vec<String>,
+    /// The newest `WARC-Date` of the pages it was learned on.
+    pub learned_on: Option<String>,
+    /// What the wrapper extracted when it was learned.
+    pub quality: WrapperQuality,
+}
+
+/// Learn-time figures of a wrapper, the baseline of the drift check.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct WrapperQuality {
+    /// Share of the cluster's pages on which it selected text.
+    pub match_rate: f64,
+    /// First quartile of the selected text's length (characters), over
+    /// the pages it matched.
+    pub text_chars_p25: usize,
+    /// Median of the selected text's length (characters).
+    pub text_chars_median: usize,
 }

@@ -1,0 +1,120 @@
+//! Saved wrappers in a run (`--wrappers FILE`, `canopy wrappers apply`):
+//! what the site stage needs to decide, per cluster, between reusing a
+//! saved wrapper and learning, and the wrapper records it writes.
+//! Matching and drift live in `canopy-reuse`; `docs/wrappers.md` has the
+//! format and the rules.
+
+use std::path::Path;
+
+use anyhow::Context;
+use canopy_forest::Wrapper;
+use canopy_reuse::{encode_sketch, SavedWrappers, Thresholds};
+use canopy_types::{Reject, WrapperQuality, WrapperRecord, WRAPPER_FORMAT_VERSION};
+
+use crate::config::ReuseConfig;
+use crate::run::RunOutput;
+
+/// The saved wrappers of an earlier run and how to use them.
+#[derive(Debug, Clone)]
+pub struct Reuse {
+    pub saved: SavedWrappers,
+    /// Lines of the wrappers file that could not be used.
+    pub rejects: Vec<Reject>,
+    /// Learn a wrapper when no saved one fits (`run`), or extract only
+    /// (`wrappers apply`).
+    pub learn: bool,
+    pub thresholds: Thresholds,
+}
+
+impl Reuse {
+    /// Reads a wrappers file; an unreadable file is an error, a bad line a
+    /// reject.
+    pub fn load(path: &Path, config: &ReuseConfig, learn: bool) -> anyhow::Result<Reuse> {
+        let (saved, rejects) = SavedWrappers::load(path)
+            .with_context(|| format!("cannot read wrappers {}", path.display()))?;
+        Ok(Reuse {
+            saved,
+            rejects,
+            learn,
+            thresholds: Thresholds {
+                page_containment: config.page_containment,
+                min_template_share: config.min_template_share,
+                min_match_ratio: config.min_match_ratio,
+                min_length_ratio: config.min_length_ratio,
+            },
+        })
+    }
+}
+
+impl Reuse {
+    /// Adds to tonight's outputs the saved wrappers of the sites not
+    /// crawled tonight (unchanged: they must not vanish because a site was
+    /// not crawled) and the rejected lines of the wrappers file.
+    pub fn carry_over(&self, crawled: impl Fn(&str) -> bool, run: &mut RunOutput) {
+        run.wrappers.extend(self.saved.unseen_sites(crawled));
+        run.rejects.extend(self.rejects.iter().cloned());
+    }
+}
+
+/// What became of a cluster's wrapper: the `wrapper` column of
+/// `summary.csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WrapperStatus {
+    /// Learned tonight; no saved wrapper of the site to compare with.
+    New,
+    /// A saved wrapper fit and passed the drift check: applied, not learned.
+    Reused,
+    /// The site's best saved wrapper drifted; learned again tonight.
+    Relearned,
+    /// The best saved wrapper drifted and nothing was learned in its place
+    /// (`wrappers apply`, or a single page): the fallback served the pages.
+    Drifted,
+    /// No wrapper: nothing saved for the site, nothing learned.
+    None,
+}
+
+impl WrapperStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            WrapperStatus::New => "new",
+            WrapperStatus::Reused => "reused",
+            WrapperStatus::Relearned => "relearned",
+            WrapperStatus::Drifted => "drifted",
+            WrapperStatus::None => "none",
+        }
+    }
+}
+
+/// The record of a wrapper learned tonight.
+pub struct NewWrapper<'a> {
+    pub site: &'a str,
+    pub cluster: &'a str,
+    pub wrapper: &'a Wrapper,
+    pub pages: usize,
+    pub matched: usize,
+    pub signifiers: &'a str,
+    pub sketch: &'a [u64],
+    pub learned_on: Option<String>,
+    pub quality: WrapperQuality,
+}
+
+impl NewWrapper<'_> {
+    pub fn record(self) -> WrapperRecord {
+        WrapperRecord {
+            version: WRAPPER_FORMAT_VERSION,
+            site: self.site.to_string(),
+            cluster: self.cluster.to_string(),
+            xpath: self.wrapper.xpath(),
+            xpath_portable: self.wrapper.xpath_portable(),
+            relevance: self.wrapper.relevance,
+            pages: self.pages,
+            matched: self.matched,
+            signifiers: self.signifiers.to_string(),
+            // A derived Serialize of plain data does not fail.
+            pattern: serde_json::to_value(&self.wrapper.pattern).unwrap_or_default(),
+            template: encode_sketch(self.sketch),
+            learned_on: self.learned_on,
+            quality: self.quality,
+        }
+    }
+}
