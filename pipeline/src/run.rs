@@ -189,6 +189,7 @@ pub fn process(
         run.articles.extend(out.articles);
         run.wrappers.extend(out.wrappers);
         run.summary.extend(out.summary);
+        run.rejects.extend(out.rejects);
     }
     run.articles.sort_by(|a, b| {
         (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(

@@ -7,15 +7,15 @@
 use std::collections::HashMap;
 
 use rayon::prelude::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use canopy_cluster::{group_templates, Signature};
-use canopy_dom::{Document, DomOptions, NodeId};
+use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Residue};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_output::SummaryRow;
 use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
-use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
+use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 use crate::config::{Config, SignifierSource};
 use crate::method::{Method, PageMethod};
@@ -27,6 +27,8 @@ pub struct SiteOutput {
     pub articles: Vec<Article>,
     pub wrappers: Vec<WrapperRecord>,
     pub summary: Vec<SummaryRow>,
+    /// Pages stopped by their time budget (stage `budget`).
+    pub rejects: Vec<Reject>,
 }
 
 /// A parsed page with what every method needs.
@@ -35,6 +37,9 @@ struct Page<'a> {
     doc: Document,
     lang: Language,
     feed: Option<&'a FeedItem>,
+    /// Time spent on this page so far (its parse); its extraction gets
+    /// what is left of the page budget.
+    spent: Duration,
 }
 
 /// The settings a site run needs, resolved once.
@@ -49,6 +54,8 @@ pub struct SiteSettings {
     pub top_k: usize,
     pub signifiers: SignifierSource,
     pub clean: CleanOptions,
+    /// `run.page_budget_ms`; `None` when 0.
+    pub page_budget: Option<Duration>,
 }
 
 impl SiteSettings {
@@ -91,7 +98,28 @@ impl SiteSettings {
                 link_density: config.extract.link_density,
                 paragraph_link_density: config.extract.paragraph_link_density,
             },
+            page_budget: Some(Duration::from_millis(config.run.page_budget_ms))
+                .filter(|b| !b.is_zero()),
         })
+    }
+
+    /// What is left of a page's budget for its extraction.
+    fn extraction_deadline(&self, page: &Page<'_>) -> Deadline {
+        Deadline::after(self.page_budget.map(|b| b.saturating_sub(page.spent)))
+    }
+
+    /// The reject for a page over its budget.
+    fn budget_reject(&self, record: &PageRecord, what: &str) -> Reject {
+        Reject {
+            source: record.source.clone(),
+            record_id: Some(record.record_id.clone()).filter(|r| !r.is_empty()),
+            url: Some(record.url.clone()).filter(|u| !u.is_empty()),
+            stage: "budget".to_string(),
+            reason: format!(
+                "page_budget_ms {} exceeded: {what}",
+                self.page_budget.unwrap_or_default().as_millis()
+            ),
+        }
     }
 
     /// The name written in `method` for pages a wrapper served.
@@ -114,28 +142,42 @@ pub fn process_site(
     // Parsing is most of the work (docs/performance.md): a site's pages are
     // parsed in parallel. A `Document` owns plain data (interned names,
     // strings), so it moves to the site's task once built.
-    let pages: Vec<Page<'_>> = records
+    // A page whose parse passes its budget is rejected here and takes no
+    // part in clustering or learning; the rest of the site goes on.
+    let parsed: Vec<Result<Page<'_>, Reject>> = records
         .par_iter()
         .map(|record| {
-            let doc = Document::parse(&record.html, &settings.dom);
+            let start = Instant::now();
+            let deadline = Deadline::after(settings.page_budget);
+            let doc = Document::parse_within(&record.html, &settings.dom, deadline)
+                .map_err(|over| settings.budget_reject(record, &over.to_string()))?;
             let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
             let lang = detect_language(doc.lang(), &sample);
             let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
-            Page {
+            Ok(Page {
                 record,
                 doc,
                 lang,
                 feed,
-            }
+                spent: start.elapsed(),
+            })
         })
         .collect();
-
     let mut out = SiteOutput::default();
+    let mut pages: Vec<Page<'_>> = Vec::with_capacity(parsed.len());
+    for page in parsed {
+        match page {
+            Ok(page) => pages.push(page),
+            Err(reject) => out.rejects.push(reject),
+        }
+    }
+
     let site_docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
     if let Method::Page(method) = settings.method {
-        let start = Instant::now();
+        let mut served = 0;
         for page in &pages {
-            out.articles.push(page_level_article(
+            let deadline = settings.extraction_deadline(page);
+            let article = page_level_article(
                 site,
                 &format!("{site}/page"),
                 page,
@@ -147,15 +189,21 @@ pub fn process_site(
                     link_density: f64::INFINITY,
                     paragraph_link_density: f64::INFINITY,
                 },
-            ));
+            );
+            if deadline.expired() {
+                out.rejects
+                    .push(settings.budget_reject(page.record, "during extraction"));
+            } else {
+                served += 1;
+                out.articles.push(article);
+            }
         }
         out.summary.push(SummaryRow {
             site: site.to_string(),
             cluster: format!("{site}/page"),
             pages: pages.len(),
             wrapper_matches: 0,
-            fallbacks: pages.len(),
-            millis: start.elapsed().as_millis() as u64,
+            fallbacks: served,
         });
         return out;
     }
@@ -185,7 +233,6 @@ fn process_cluster(
     settings: &SiteSettings,
     out: &mut SiteOutput,
 ) {
-    let start = Instant::now();
     let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
     let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
     let wrapper = if pages.len() >= 2 {
@@ -199,14 +246,25 @@ fn process_cluster(
     let mut matched = 0;
     let mut fallbacks = 0;
     for page in pages {
+        // Checked between the steps of the page's extraction (wrapper, then
+        // fallback): the extraction methods themselves are not interrupted.
+        let deadline = settings.extraction_deadline(page);
+        let over_budget = || {
+            deadline
+                .expired()
+                .then(|| settings.budget_reject(page.record, "during extraction"))
+        };
         let nodes = wrapper
             .as_ref()
             .map(|w| w.apply(&page.doc))
             .unwrap_or_default();
         let text = clean_text(&page.doc, &nodes, &residue, &settings.clean);
+        if let Some(reject) = over_budget() {
+            out.rejects.push(reject);
+            continue;
+        }
         let article = if text.is_empty() {
-            fallbacks += 1;
-            page_level_article(
+            let article = page_level_article(
                 site,
                 cluster,
                 page,
@@ -214,7 +272,13 @@ fn process_cluster(
                 &titles,
                 site_docs,
                 &settings.clean,
-            )
+            );
+            if let Some(reject) = over_budget() {
+                out.rejects.push(reject);
+                continue;
+            }
+            fallbacks += 1;
+            article
         } else {
             matched += 1;
             let title = article_title(page, site, &titles);
@@ -250,7 +314,6 @@ fn process_cluster(
         pages: pages.len(),
         wrapper_matches: matched,
         fallbacks,
-        millis: start.elapsed().as_millis() as u64,
     });
 }
 

@@ -576,6 +576,76 @@ fn gzip_bomb_as_http_content_coding() {
     only_reject(&r, "bomb", "http", "content decoding exceeded cap");
 }
 
+/// A page whose parse passes `run.page_budget_ms` is stopped and rejected
+/// (stage `budget`); the other pages of its site, same template, still
+/// become articles. 500 nested `<div>`s (under `dom.max_depth`, so nothing
+/// is flattened or cut) around 400,000 paragraphs: every `<p>` scans the
+/// 500 open elements, about a second of parsing, far over 200 ms; the good
+/// pages take well under a millisecond each.
+#[test]
+fn page_over_its_time_budget_is_rejected_and_the_site_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let slow = format!(
+        "<html><head><title>Slow</title></head><body>{}{}</body></html>",
+        "<div>".repeat(500),
+        "<p>x</p>".repeat(400_000)
+    );
+    let path = tmp.path().join("budget.warc");
+    let mut warc = response(1, "http://good.example/slow", HTML_HEAD, slow.as_bytes());
+    let good_urls: Vec<String> = (1..=3).map(|i| format!("{GOOD_URL}{i}")).collect();
+    for (i, url) in good_urls.iter().enumerate() {
+        warc.extend(response(2 + i as u32, url, HTML_HEAD, &good_page()));
+    }
+    std::fs::write(&path, warc).unwrap();
+    let config = tmp.path().join("budget.toml");
+    std::fs::write(&config, "[run]\npage_budget_ms = 200\n").unwrap();
+
+    let r = run(
+        &[&path],
+        &tmp.path().join("out"),
+        &["--config", config.to_str().unwrap()],
+    );
+    eprintln!("budget: {:.2}s, exit {}", r.took.as_secs_f64(), r.code);
+    assert!(r.took < TIME_BOUND, "budget run took {:?}", r.took);
+    check_contract(&r, "budget");
+    let rejects = r.rejects();
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    let rej = &rejects[0];
+    assert_eq!(rej["stage"], "budget", "{rej}");
+    assert_eq!(rej["url"], "http://good.example/slow");
+    assert_eq!(rej["source"]["offset"], 0);
+    assert_eq!(
+        rej["record_id"],
+        "<urn:uuid:00000000-0000-0000-0000-000000000001>"
+    );
+    let reason = rej["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("page_budget_ms 200 exceeded: time budget exceeded while parsing"),
+        "{rej}"
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.article("http://good.example/slow").is_none());
+    for url in &good_urls {
+        let good = r
+            .article(url)
+            .unwrap_or_else(|| panic!("{url} lost: {}", r.stderr));
+        assert!(good["text"].as_str().unwrap().contains(GOOD_SENTENCE));
+    }
+
+    // Without a budget (0) the same page is parsed whole and kept: the
+    // reject above came from the budget, not from the page.
+    std::fs::write(&config, "[run]\npage_budget_ms = 0\n").unwrap();
+    let r = run(
+        &[&path],
+        &tmp.path().join("out0"),
+        &["--config", config.to_str().unwrap()],
+    );
+    check_contract(&r, "no budget");
+    assert_eq!(r.code, 0, "{:?}", r.rejects());
+    assert!(r.article("http://good.example/slow").is_some());
+    assert_eq!(r.articles().len(), 4);
+}
+
 #[test]
 fn gzip_bomb_as_warc_member() {
     let tmp = tempfile::tempdir().unwrap();
@@ -733,20 +803,41 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let read = |name: &str| std::fs::read(out.join(name)).unwrap();
-    let names = ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"];
+    let names = [
+        "articles.jsonl",
+        "wrappers.jsonl",
+        "summary.csv",
+        "rejects.jsonl",
+    ];
+    // Every file in the output folder, by name: the comparison covers all
+    // of them, not a chosen few.
+    let listing = || {
+        let mut files: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        files
+    };
 
-    let first = run(&inputs, &out, &[]);
+    let first = run(&inputs, &out, &["--threads", "1"]);
     check_contract(&first, "first run");
     assert_eq!(first.code, 1);
+    let mut sorted_names = names.map(String::from).to_vec();
+    sorted_names.sort();
+    assert_eq!(listing(), sorted_names, "the output folder holds the four files only");
     let before: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
     assert!(before[0].len() > 10_000);
+    assert!(before[2].len() > 100, "summary.csv has rows");
     for (what, extra) in [
-        ("rerun", vec![]),
-        ("one thread", vec!["--threads", "1"]),
+        ("two threads", vec!["--threads", "2"]),
+        ("two threads again", vec!["--threads", "2"]),
+        ("one thread again", vec!["--threads", "1"]),
         ("seven threads", vec!["--threads", "7"]),
     ] {
         let r = run(&inputs, &out, &extra);
         check_contract(&r, what);
+        assert_eq!(listing(), sorted_names, "{what}");
         for (n, b) in names.iter().zip(&before) {
             assert!(read(n) == *b, "{what}: {n} differs");
         }

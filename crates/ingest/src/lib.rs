@@ -35,7 +35,7 @@ pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
 pub use charset::decode_html;
 pub use feed::{parse_feed, read_feed_file};
 pub use url_norm::normalize_url;
-pub use warc::read_warc;
+pub use warc::{read_warc, read_warc_bytes};
 
 /// Limits applied while reading records.
 #[derive(Debug, Clone, PartialEq, Eq)]

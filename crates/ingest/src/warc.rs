@@ -7,6 +7,7 @@ use std::path::Path;
 use canopy_types::{PageRecord, Reject, SourceRef};
 use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
+use fastwarc::stream_io::traits::IntoWarcReader;
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
 use crate::charset::decode_html;
@@ -49,6 +50,36 @@ pub fn read_warc(
     }
     let file = File::open(path)?;
     let reader = BufReader::with_capacity(1 << 20, file);
+    Ok(read_stream(reader, &file_name, opts, on_event, stats))
+}
+
+/// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
+/// bytes); `name` is the file name written in events. ARC data is not
+/// recognised here: it reads as a file without WARC records. Used by the
+/// fuzz targets (`crates/fuzz`) and tests.
+pub fn read_warc_bytes(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &IngestOptions,
+    on_event: &mut dyn FnMut(Event),
+) -> WarcStats {
+    read_stream(
+        std::io::Cursor::new(bytes),
+        name,
+        opts,
+        on_event,
+        WarcStats::default(),
+    )
+}
+
+/// Reads every record of a WARC stream.
+fn read_stream(
+    reader: impl IntoWarcReader,
+    file_name: &str,
+    opts: &IngestOptions,
+    on_event: &mut dyn FnMut(Event),
+    mut stats: WarcStats,
+) -> WarcStats {
     let options = ArchiveIteratorOptions {
         stream_detect: true,
         parse_http: false,
@@ -59,7 +90,7 @@ pub fn read_warc(
         inplace: false,
     };
     let ctx = Ctx {
-        file: &file_name,
+        file: file_name,
         opts,
     };
     for item in ArchiveIterator::with_options(reader, options) {
@@ -83,7 +114,7 @@ pub fn read_warc(
                 stats.rejected += 1;
                 on_event(Event::Reject(Reject {
                     source: SourceRef {
-                        file: file_name.clone(),
+                        file: file_name.to_string(),
                         offset: None,
                     },
                     record_id: None,
@@ -100,7 +131,7 @@ pub fn read_warc(
         stats.rejected += 1;
         on_event(Event::Reject(Reject {
             source: SourceRef {
-                file: file_name,
+                file: file_name.to_string(),
                 offset: Some(0),
             },
             record_id: None,
@@ -109,7 +140,7 @@ pub fn read_warc(
             reason: "no WARC records found (not a WARC file, or empty)".to_string(),
         }));
     }
-    Ok(stats)
+    stats
 }
 
 /// Whether the file is an ARC file (plain or gzipped): it starts with `filedesc://`.
