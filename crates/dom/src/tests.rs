@@ -219,8 +219,8 @@ fn parse_within_stops_at_the_deadline_and_is_parse_without_one() {
     );
     // A budget already spent: the builder notices at its CHECK_EVERY-th
     // node, and the parse stops at the end of that 16 KiB slice.
-    let over = Document::parse_within(&page, &opts, Deadline::after(Some(Duration::ZERO)))
-        .unwrap_err();
+    let over =
+        Document::parse_within(&page, &opts, Deadline::after(Some(Duration::ZERO))).unwrap_err();
     assert_eq!(over.bytes_parsed, 16 << 10, "{over:?}");
     assert!(over.nodes < whole.len() / 2, "{over:?}");
     assert!(over.to_string().contains("time budget exceeded"));

@@ -12,6 +12,8 @@
 //!   the stage, the reason, the record's offset and its `WARC-Record-ID`.
 //!   Requests, metadata, warcinfo and non-HTML payloads are counted as
 //!   skipped in [`WarcStats`]; revisits are counted separately.
+//!   ARC v1 files (`.arc`, `.arc.gz`) are read through the same path, one
+//!   record at a time.
 //! - [`decode_html`] picks a body's charset (BOM, HTTP `charset=`, `<meta>`
 //!   prescan, chardetng detection), cross-checking declared charsets against
 //!   the bytes because they are often wrong.
@@ -25,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+mod arc;
 mod charset;
 mod feed;
 mod http;

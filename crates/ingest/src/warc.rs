@@ -5,9 +5,9 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use canopy_types::{PageRecord, Reject, SourceRef};
+use fastwarc::stream_io::traits::IntoWarcReader;
 use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
-use fastwarc::stream_io::traits::IntoWarcReader;
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
 use crate::charset::decode_html;
@@ -16,7 +16,7 @@ use crate::http::{self, DecodeError, PayloadKind};
 use crate::{Event, IngestOptions, WarcStats};
 
 /// Maximum accepted length of a WARC or HTTP header block.
-const MAX_HEADER_LEN: usize = 64 << 10;
+pub(crate) const MAX_HEADER_LEN: usize = 64 << 10;
 
 /// Streams one WARC file (`.warc` or `.warc.gz`, one gzip member per record or
 /// one member for the whole file) record by record, calling `on_event` for
@@ -26,27 +26,17 @@ const MAX_HEADER_LEN: usize = 64 << 10;
 /// becomes an [`Event::Reject`] and the stream goes on, or ends with a reject
 /// saying why it stopped (for example a truncated gzip member). fastwarc's
 /// quirks mode is always on, so ClueWeb09 files (LF-only headers, odd dates)
-/// are read too. ARC files are rejected as a whole with one reject.
+/// are read too. ARC files (plain or gzipped, recognised by their
+/// `filedesc://` start) are read by [`crate::arc`].
 pub fn read_warc(
     path: &Path,
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
 ) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
-    let mut stats = WarcStats::default();
+    let stats = WarcStats::default();
     if is_arc(path)? {
-        on_event(Event::Reject(Reject {
-            source: SourceRef {
-                file: file_name,
-                offset: Some(0),
-            },
-            record_id: None,
-            url: None,
-            stage: "warc".to_string(),
-            reason: "ARC format is not supported".to_string(),
-        }));
-        stats.rejected += 1;
-        return Ok(stats);
+        return crate::arc::read_arc(path, opts, on_event);
     }
     let file = File::open(path)?;
     let reader = BufReader::with_capacity(1 << 20, file);

@@ -26,11 +26,17 @@ pub struct SummaryRow {
 }
 
 /// Writes `dir/name` atomically with `fill`.
+///
+/// Temporary files left by an earlier run that was killed before its
+/// rename (`.NAME.*.tmp`) are removed first, so a rerun leaves only the
+/// finished file. (Two runs writing into the same folder at once are not
+/// supported: each would remove the other's temporary.)
 pub fn write_atomic(
     dir: &Path,
     name: &str,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    remove_stale_temps(dir, name);
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
@@ -43,6 +49,22 @@ pub fn write_atomic(
     tmp.as_file().sync_all()?;
     tmp.persist(dir.join(name)).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Removes `dir/.NAME.*.tmp`: what [`write_atomic`] leaves when killed.
+/// Best effort: a file that cannot be removed is left, and the write goes on.
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let file_name = file_name.to_string_lossy();
+        if file_name.starts_with(&prefix) && file_name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes one JSON object per line.
@@ -101,6 +123,23 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn temporaries_of_a_killed_run_are_removed_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        // What a run killed between creating and renaming its temporary leaves.
+        std::fs::write(dir.path().join(".a.jsonl.Xy12ab.tmp"), "half").unwrap();
+        // Not ours: other names, and the finished file of another output.
+        std::fs::write(dir.path().join(".b.jsonl.Xy12ab.tmp"), "b").unwrap();
+        std::fs::write(dir.path().join("a.jsonl.tmp"), "user file").unwrap();
+        write_jsonl(dir.path(), "a.jsonl", &[1]).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".b.jsonl.Xy12ab.tmp", "a.jsonl", "a.jsonl.tmp"]);
     }
 
     #[test]
