@@ -96,6 +96,8 @@ pub struct ReuseConfig {
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub threads: usize,
+    /// Per-page time budget in milliseconds; 0: none.
+    pub page_budget_ms: u64,
 }
 
 impl Config {

@@ -193,6 +193,7 @@ pub fn process(
         run.articles.extend(out.articles);
         run.wrappers.extend(out.wrappers);
         run.summary.extend(out.summary);
+        run.rejects.extend(out.rejects);
     }
     if let Some(reuse) = &reuse {
         reuse.carry_over(|s| sites.iter().any(|(t, _)| t == s), &mut run);

@@ -8,15 +8,15 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use canopy_cluster::{group_templates, Signature};
-use canopy_dom::{Document, DomOptions, NodeId};
+use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Residue};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_output::SummaryRow;
 use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
-use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
+use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 use crate::config::{Config, SignifierSource};
 use crate::method::{Method, PageMethod};
@@ -29,6 +29,8 @@ pub struct SiteOutput {
     pub articles: Vec<Article>,
     pub wrappers: Vec<WrapperRecord>,
     pub summary: Vec<SummaryRow>,
+    /// Pages stopped by their time budget (stage `budget`).
+    pub rejects: Vec<Reject>,
 }
 
 /// A parsed page with what every method needs.
@@ -37,6 +39,9 @@ struct Page<'a> {
     doc: Document,
     lang: Language,
     feed: Option<&'a FeedItem>,
+    /// Time spent on this page so far (its parse); its extraction gets
+    /// what is left of the page budget.
+    spent: Duration,
 }
 
 /// The settings a site run needs, resolved once.
@@ -53,6 +58,8 @@ pub struct SiteSettings {
     pub clean: CleanOptions,
     /// Saved wrappers to reuse (`--wrappers`, `wrappers apply`).
     pub reuse: Option<Arc<Reuse>>,
+    /// `run.page_budget_ms`; `None` when 0.
+    pub page_budget: Option<Duration>,
 }
 
 impl SiteSettings {
@@ -96,7 +103,28 @@ impl SiteSettings {
                 paragraph_link_density: config.extract.paragraph_link_density,
             },
             reuse: None,
+            page_budget: Some(Duration::from_millis(config.run.page_budget_ms))
+                .filter(|b| !b.is_zero()),
         })
+    }
+
+    /// What is left of a page's budget for its extraction.
+    fn extraction_deadline(&self, page: &Page<'_>) -> Deadline {
+        Deadline::after(self.page_budget.map(|b| b.saturating_sub(page.spent)))
+    }
+
+    /// The reject for a page over its budget.
+    fn budget_reject(&self, record: &PageRecord, what: &str) -> Reject {
+        Reject {
+            source: record.source.clone(),
+            record_id: Some(record.record_id.clone()).filter(|r| !r.is_empty()),
+            url: Some(record.url.clone()).filter(|u| !u.is_empty()),
+            stage: "budget".to_string(),
+            reason: format!(
+                "page_budget_ms {} exceeded: {what}",
+                self.page_budget.unwrap_or_default().as_millis()
+            ),
+        }
     }
 
     /// The name written in `method` for pages a wrapper served.
@@ -119,28 +147,42 @@ pub fn process_site(
     // Parsing is most of the work (docs/performance.md): a site's pages are
     // parsed in parallel. A `Document` owns plain data (interned names,
     // strings), so it moves to the site's task once built.
-    let pages: Vec<Page<'_>> = records
+    // A page whose parse passes its budget is rejected here and takes no
+    // part in clustering or learning; the rest of the site goes on.
+    let parsed: Vec<Result<Page<'_>, Reject>> = records
         .par_iter()
         .map(|record| {
-            let doc = Document::parse(&record.html, &settings.dom);
+            let start = Instant::now();
+            let deadline = Deadline::after(settings.page_budget);
+            let doc = Document::parse_within(&record.html, &settings.dom, deadline)
+                .map_err(|over| settings.budget_reject(record, &over.to_string()))?;
             let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
             let lang = detect_language(doc.lang(), &sample);
             let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
-            Page {
+            Ok(Page {
                 record,
                 doc,
                 lang,
                 feed,
-            }
+                spent: start.elapsed(),
+            })
         })
         .collect();
-
     let mut out = SiteOutput::default();
+    let mut pages: Vec<Page<'_>> = Vec::with_capacity(parsed.len());
+    for page in parsed {
+        match page {
+            Ok(page) => pages.push(page),
+            Err(reject) => out.rejects.push(reject),
+        }
+    }
+
     let site_docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
     if let Method::Page(method) = settings.method {
-        let start = Instant::now();
+        let mut served = 0;
         for page in &pages {
-            out.articles.push(page_level_article(
+            let deadline = settings.extraction_deadline(page);
+            let article = page_level_article(
                 site,
                 &format!("{site}/page"),
                 page,
@@ -152,16 +194,22 @@ pub fn process_site(
                     link_density: f64::INFINITY,
                     paragraph_link_density: f64::INFINITY,
                 },
-            ));
+            );
+            if deadline.expired() {
+                out.rejects
+                    .push(settings.budget_reject(page.record, "during extraction"));
+            } else {
+                served += 1;
+                out.articles.push(article);
+            }
         }
         out.summary.push(SummaryRow {
             site: site.to_string(),
             cluster: format!("{site}/page"),
             pages: pages.len(),
             wrapper_matches: 0,
-            fallbacks: pages.len(),
+            fallbacks: served,
             wrapper: WrapperStatus::None.name().to_string(),
-            millis: start.elapsed().as_millis() as u64,
         });
         return out;
     }
@@ -359,7 +407,6 @@ fn process_cluster(
     out: &mut SiteOutput,
 ) -> Option<usize> {
     let (site, cluster, pages, site_docs) = (c.site, c.cluster, c.pages, c.site_docs);
-    let start = Instant::now();
     let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
     let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
     let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
@@ -370,9 +417,20 @@ fn process_cluster(
     let mut matched = 0;
     let mut fallbacks = 0;
     for (page, text) in pages.iter().zip(chosen.texts) {
+        // Checked between the steps of the page's extraction (wrapper, then
+        // fallback): the extraction methods themselves are not interrupted.
+        let deadline = settings.extraction_deadline(page);
+        let over_budget = || {
+            deadline
+                .expired()
+                .then(|| settings.budget_reject(page.record, "during extraction"))
+        };
+        if let Some(reject) = over_budget() {
+            out.rejects.push(reject);
+            continue;
+        }
         let article = if text.is_empty() {
-            fallbacks += 1;
-            page_level_article(
+            let article = page_level_article(
                 site,
                 cluster,
                 page,
@@ -380,7 +438,13 @@ fn process_cluster(
                 &titles,
                 site_docs,
                 &settings.clean,
-            )
+            );
+            if let Some(reject) = over_budget() {
+                out.rejects.push(reject);
+                continue;
+            }
+            fallbacks += 1;
+            article
         } else {
             matched += 1;
             let title = article_title(page, site, &titles);
@@ -406,7 +470,6 @@ fn process_cluster(
         wrapper_matches: matched,
         fallbacks,
         wrapper: chosen.status.name().to_string(),
-        millis: start.elapsed().as_millis() as u64,
     });
     chosen.claimed
 }

@@ -149,7 +149,8 @@ const WARC_CASES: &[(&str, usize, usize, &str)] = &[
     // Only request records.
     ("warcio/example-digest.warc", 0, 0, ""),
     ("warcio/example-resource.warc.gz", 1, 0, ""),
-    ("warcio/example.arc.gz", 0, 1, "ARC format is not supported"),
+    // ARC, read as WARC records are.
+    ("warcio/example.arc.gz", 1, 0, ""),
     // Revisits are counted, not rejected.
     ("pywb/dupes.warc.gz", 1, 0, ""),
     ("pywb/iana.warc.gz", 18, 0, ""),
@@ -218,16 +219,43 @@ fn corpus_rejects_name_the_record() {
     assert_eq!(rej["stage"], "http");
     assert_eq!(rej["url"], "http://example.com/");
     assert!(rej["record_id"].as_str().unwrap().starts_with("<urn:uuid:"));
-    // The ARC file: one reject for the whole file.
-    let r = run(
-        &[&warc.join("warcio/example.arc.gz")],
-        &tmp.path().join("arc"),
-        &[],
+    // A plain ARC file (generated) whose second record is cut: the first
+    // record's page is kept, the cut one is a reject at its header's byte
+    // offset, with its URL; ARC has no record ids.
+    let body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html><title>Arc page</title><p>An ARC record.</p></html>";
+    let version = "1 0 Canopy\nURL IP-address Archive-date Content-type Archive-length\n";
+    let mut arc = format!(
+        "filedesc://cut.arc 0.0.0.0 20240101000000 text/plain {}\n{version}\n",
+        version.len()
     );
+    arc += &format!(
+        "http://arc.example/a 1.2.3.4 20240101000000 text/html {}\n{body}\n",
+        body.len()
+    );
+    let second_at = arc.len();
+    arc += &format!(
+        "http://arc.example/b 1.2.3.4 20240101000000 text/html {}\n{}",
+        body.len() + 100,
+        body
+    );
+    let arc = arc.into_bytes();
+    let cut = tmp.path().join("cut.arc");
+    std::fs::write(&cut, &arc).unwrap();
+    let r = run(&[&cut], &tmp.path().join("arc"), &[]);
+    check_contract(&r, "cut ARC");
     assert_eq!(r.code, 1);
-    let rej = &r.rejects()[0];
-    assert_eq!(rej["source"]["offset"], 0);
+    assert!(r.article("http://arc.example/a").is_some());
+    let rejects = r.rejects();
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    let rej = &rejects[0];
+    assert_eq!(rej["stage"], "arc");
+    assert_eq!(rej["url"], "http://arc.example/b");
     assert_eq!(rej["record_id"], Value::Null);
+    assert_eq!(rej["source"]["offset"], second_at as u64);
+    assert!(rej["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("truncated record"));
 }
 
 /// Feed files that are rejected (the rest give items and no rejects).
@@ -576,6 +604,76 @@ fn gzip_bomb_as_http_content_coding() {
     only_reject(&r, "bomb", "http", "content decoding exceeded cap");
 }
 
+/// A page whose parse passes `run.page_budget_ms` is stopped and rejected
+/// (stage `budget`); the other pages of its site, same template, still
+/// become articles. 500 nested `<div>`s (under `dom.max_depth`, so nothing
+/// is flattened or cut) around 400,000 paragraphs: every `<p>` scans the
+/// 500 open elements, about a second of parsing, far over 200 ms; the good
+/// pages take well under a millisecond each.
+#[test]
+fn page_over_its_time_budget_is_rejected_and_the_site_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let slow = format!(
+        "<html><head><title>Slow</title></head><body>{}{}</body></html>",
+        "<div>".repeat(500),
+        "<p>x</p>".repeat(400_000)
+    );
+    let path = tmp.path().join("budget.warc");
+    let mut warc = response(1, "http://good.example/slow", HTML_HEAD, slow.as_bytes());
+    let good_urls: Vec<String> = (1..=3).map(|i| format!("{GOOD_URL}{i}")).collect();
+    for (i, url) in good_urls.iter().enumerate() {
+        warc.extend(response(2 + i as u32, url, HTML_HEAD, &good_page()));
+    }
+    std::fs::write(&path, warc).unwrap();
+    let config = tmp.path().join("budget.toml");
+    std::fs::write(&config, "[run]\npage_budget_ms = 200\n").unwrap();
+
+    let r = run(
+        &[&path],
+        &tmp.path().join("out"),
+        &["--config", config.to_str().unwrap()],
+    );
+    eprintln!("budget: {:.2}s, exit {}", r.took.as_secs_f64(), r.code);
+    assert!(r.took < TIME_BOUND, "budget run took {:?}", r.took);
+    check_contract(&r, "budget");
+    let rejects = r.rejects();
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    let rej = &rejects[0];
+    assert_eq!(rej["stage"], "budget", "{rej}");
+    assert_eq!(rej["url"], "http://good.example/slow");
+    assert_eq!(rej["source"]["offset"], 0);
+    assert_eq!(
+        rej["record_id"],
+        "<urn:uuid:00000000-0000-0000-0000-000000000001>"
+    );
+    let reason = rej["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("page_budget_ms 200 exceeded: time budget exceeded while parsing"),
+        "{rej}"
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.article("http://good.example/slow").is_none());
+    for url in &good_urls {
+        let good = r
+            .article(url)
+            .unwrap_or_else(|| panic!("{url} lost: {}", r.stderr));
+        assert!(good["text"].as_str().unwrap().contains(GOOD_SENTENCE));
+    }
+
+    // Without a budget (0) the same page is parsed whole and kept: the
+    // reject above came from the budget, not from the page.
+    std::fs::write(&config, "[run]\npage_budget_ms = 0\n").unwrap();
+    let r = run(
+        &[&path],
+        &tmp.path().join("out0"),
+        &["--config", config.to_str().unwrap()],
+    );
+    check_contract(&r, "no budget");
+    assert_eq!(r.code, 0, "{:?}", r.rejects());
+    assert!(r.article("http://good.example/slow").is_some());
+    assert_eq!(r.articles().len(), 4);
+}
+
 #[test]
 fn gzip_bomb_as_warc_member() {
     let tmp = tempfile::tempdir().unwrap();
@@ -648,7 +746,7 @@ fn exit_codes() {
     let os = |s: &'static str| std::ffi::OsStr::new(s);
 
     assert_eq!(run(&[&good], &out, &[]).code, 0, "all records used");
-    let r = run(&[&warc.join("warcio/example.arc.gz")], &out, &[]);
+    let r = run(&[&warc.join("warcio/example-trunc.warc")], &out, &[]);
     assert_eq!(r.code, 1, "some rejects");
 
     let bad_config = tmp.path().join("bad.toml");
@@ -733,20 +831,45 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let read = |name: &str| std::fs::read(out.join(name)).unwrap();
-    let names = ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"];
+    let names = [
+        "articles.jsonl",
+        "wrappers.jsonl",
+        "summary.csv",
+        "rejects.jsonl",
+    ];
+    // Every file in the output folder, by name: the comparison covers all
+    // of them, not a chosen few.
+    let listing = || {
+        let mut files: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        files
+    };
 
-    let first = run(&inputs, &out, &[]);
+    let first = run(&inputs, &out, &["--threads", "1"]);
     check_contract(&first, "first run");
     assert_eq!(first.code, 1);
+    let mut sorted_names = names.map(String::from).to_vec();
+    sorted_names.sort();
+    assert_eq!(
+        listing(),
+        sorted_names,
+        "the output folder holds the four files only"
+    );
     let before: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
     assert!(before[0].len() > 10_000);
+    assert!(before[2].len() > 100, "summary.csv has rows");
     for (what, extra) in [
-        ("rerun", vec![]),
-        ("one thread", vec!["--threads", "1"]),
+        ("two threads", vec!["--threads", "2"]),
+        ("two threads again", vec!["--threads", "2"]),
+        ("one thread again", vec!["--threads", "1"]),
         ("seven threads", vec!["--threads", "7"]),
     ] {
         let r = run(&inputs, &out, &extra);
         check_contract(&r, what);
+        assert_eq!(listing(), sorted_names, "{what}");
         for (n, b) in names.iter().zip(&before) {
             assert!(read(n) == *b, "{what}: {n} differs");
         }
@@ -769,6 +892,76 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     let r = run(&inputs, &out, &[]);
     check_contract(&r, "over stale files");
     assert!(read("articles.jsonl") == before[0]);
+}
+
+/// A run killed (SIGKILL) at any point leaves each output file either as
+/// the previous run wrote it or absent, never half written; the rerun
+/// removes the temporaries a kill leaves and gives the same bytes.
+#[test]
+fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
+    let input = corpora().join("big9/big9.warc.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let reference_dir = tmp.path().join("reference");
+    let reference = run(&[&input], &reference_dir, &["--threads", "2"]);
+    check_contract(&reference, "reference");
+    let names = [
+        "articles.jsonl",
+        "wrappers.jsonl",
+        "summary.csv",
+        "rejects.jsonl",
+    ];
+    let expected: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| std::fs::read(reference_dir.join(n)).unwrap())
+        .collect();
+    let full = reference.took;
+    let out = tmp.path().join("out");
+    // Kills spread over the whole run, the last ones around the writes.
+    for (i, tenths) in [0u32, 2, 5, 8, 9, 10, 11].into_iter().enumerate() {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_canopy"))
+            .args(["run".as_ref(), input.as_os_str(), "--out".as_ref()])
+            .arg(&out)
+            .args(["--threads", "2"])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full * tenths / 10);
+        let _ = child.kill();
+        let _ = child.wait();
+        for (n, want) in names.iter().zip(&expected) {
+            // The first kill lands in an empty folder: absent is fine; once
+            // a file is there, it is whole.
+            if let Ok(got) = std::fs::read(out.join(n)) {
+                assert!(got == *want, "kill {i} at {tenths}/10: {n} is partial");
+            }
+        }
+        for entry in std::fs::read_dir(&out).into_iter().flatten() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(
+                names.contains(&name.as_str()) || name.ends_with(".tmp") && name.starts_with('.'),
+                "kill {i}: unexpected file {name}"
+            );
+        }
+    }
+    // What a kill between creating a temporary and renaming it leaves.
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join(".articles.jsonl.k1ll3d.tmp"), "half").unwrap();
+    let rerun = run(&[&input], &out, &["--threads", "2"]);
+    check_contract(&rerun, "rerun after kills");
+    let mut left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut want_names = names.map(String::from).to_vec();
+    want_names.sort();
+    assert_eq!(left, want_names, "no temporary is left after the rerun");
+    for (n, want) in names.iter().zip(&expected) {
+        assert!(
+            std::fs::read(out.join(n)).unwrap() == *want,
+            "rerun: {n} differs"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------

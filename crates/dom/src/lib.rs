@@ -20,6 +20,7 @@
 //! assert_eq!(doc.inner_text(body), "Hello world");
 //! ```
 
+mod deadline;
 mod sink;
 mod text;
 
@@ -28,6 +29,7 @@ use std::ops::Range;
 use html5ever::tendril::TendrilSink;
 use html5ever::{local_name, LocalName};
 
+pub use deadline::{Deadline, OverBudget};
 pub use text::{collapse_whitespace, is_block};
 
 use sink::{BuildData, Sink, NONE};
@@ -147,6 +149,31 @@ impl Document {
     /// would build, and limits cut the page rather than reject it (see
     /// [`Document::truncated`]).
     pub fn parse(html: &str, options: &DomOptions) -> Document {
+        Self::parse_inner(html, options, Deadline::none()).0
+    }
+
+    /// [`Document::parse`] within a time budget: the builder reads the
+    /// clock every [`Deadline::CHECK_EVERY`] nodes and the input is fed in
+    /// 16 KiB slices, so a parse that passes its deadline stops within one
+    /// slice and returns [`OverBudget`] (the page is rejected, not cut:
+    /// what was parsed in time depends on the machine, so keeping it would
+    /// make the output depend on it too).
+    pub fn parse_within(
+        html: &str,
+        options: &DomOptions,
+        deadline: Deadline,
+    ) -> Result<Document, OverBudget> {
+        match Self::parse_inner(html, options, deadline) {
+            (doc, None) => Ok(doc),
+            (_, Some(over)) => Err(over),
+        }
+    }
+
+    fn parse_inner(
+        html: &str,
+        options: &DomOptions,
+        deadline: Deadline,
+    ) -> (Document, Option<OverBudget>) {
         let drop = |attrs: &[html5ever::Attribute]| {
             !options.drop_id_class.is_empty()
                 && attrs.iter().any(|a| {
@@ -167,7 +194,7 @@ impl Document {
         } else {
             html
         };
-        let sink = Sink::new(options.max_depth);
+        let sink = Sink::new(options.max_depth, deadline);
         let mut parser = html5ever::parse_document(sink, Default::default());
         // Fed in slices so that a page nested far beyond `max_depth` can be
         // cut: html5ever's tree builder scans its stack of open elements for
@@ -183,7 +210,15 @@ impl Document {
             let (slice, tail) = rest.split_at(cut);
             parser.process(slice.into());
             rest = tail;
-            if parser.tokenizer.sink.sink.deep_work.get() > sink::MAX_DEEP_WORK {
+            let sink = &parser.tokenizer.sink.sink;
+            if sink.expired.get() || (!rest.is_empty() && deadline.expired()) {
+                let over = OverBudget {
+                    bytes_parsed: input.len() - rest.len(),
+                    nodes: sink.nodes.borrow().len(),
+                };
+                return (Document::default(), Some(over));
+            }
+            if sink.deep_work.get() > sink::MAX_DEEP_WORK {
                 truncated |= !rest.is_empty();
                 break;
             }
@@ -192,7 +227,7 @@ impl Document {
         truncated |= sink.flattened.get();
         let mut doc = Self::from_build_tree(sink, &drop);
         doc.truncated = truncated;
-        doc
+        (doc, None)
     }
 
     /// Lays out the kept nodes of the build tree in depth-first order.

@@ -13,6 +13,8 @@ use html5ever::tendril::StrTendril;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, QualName};
 
+use crate::deadline::Deadline;
+
 /// Index of a node in the build tree.
 pub(crate) type Handle = u32;
 pub(crate) const NONE: u32 = u32::MAX;
@@ -57,6 +59,11 @@ pub(crate) struct Sink {
     /// too-deep part of the page; [`crate::Document::parse`] stops feeding
     /// input once it passes [`MAX_DEEP_WORK`].
     pub deep_work: Cell<u64>,
+    /// The page's time budget, read every [`Deadline::CHECK_EVERY`] nodes.
+    deadline: Deadline,
+    /// Set once `deadline` has passed; [`crate::Document::parse_within`]
+    /// then stops feeding input.
+    pub expired: Cell<bool>,
 }
 
 /// Budget for [`Sink::deep_work`]: 2^28 stack-scan steps (about a second).
@@ -68,7 +75,7 @@ fn empty_name() -> QualName {
 }
 
 impl Sink {
-    pub fn new(max_depth: u32) -> Self {
+    pub fn new(max_depth: u32, deadline: Deadline) -> Self {
         let document = BuildNode {
             name: empty_name(),
             data: BuildData::Document,
@@ -86,12 +93,17 @@ impl Sink {
             max_depth,
             flattened: Cell::new(false),
             deep_work: Cell::new(0),
+            deadline,
+            expired: Cell::new(false),
         }
     }
 
     fn new_node(&self, name: QualName, data: BuildData) -> Handle {
         let mut nodes = self.nodes.borrow_mut();
         let id = nodes.len() as u32;
+        if id % Deadline::CHECK_EVERY == 0 && !self.expired.get() && self.deadline.expired() {
+            self.expired.set(true);
+        }
         nodes.push(BuildNode {
             name,
             data,

@@ -202,3 +202,26 @@ fn sliced_parse_matches_whole_parse() {
     assert_eq!(text.lines().count(), 2000);
     assert!(text.lines().all(|l| l == "Grüße, ünïcödé — text"));
 }
+
+#[test]
+fn parse_within_stops_at_the_deadline_and_is_parse_without_one() {
+    use std::time::Duration;
+    let page = format!("<html><body>{}</body></html>", "<p>x</p>".repeat(5000));
+    let opts = DomOptions::default();
+    let whole = Document::parse_within(&page, &opts, Deadline::none()).unwrap();
+    assert_eq!(whole.len(), Document::parse(&page, &opts).len());
+    assert!(whole.len() > 10_000);
+    // An hour is plenty: the same document.
+    let hour = Deadline::after(Some(Duration::from_secs(3600)));
+    assert_eq!(
+        Document::parse_within(&page, &opts, hour).unwrap().len(),
+        whole.len()
+    );
+    // A budget already spent: the builder notices at its CHECK_EVERY-th
+    // node, and the parse stops at the end of that 16 KiB slice.
+    let over =
+        Document::parse_within(&page, &opts, Deadline::after(Some(Duration::ZERO))).unwrap_err();
+    assert_eq!(over.bytes_parsed, 16 << 10, "{over:?}");
+    assert!(over.nodes < whole.len() / 2, "{over:?}");
+    assert!(over.to_string().contains("time budget exceeded"));
+}

@@ -12,6 +12,8 @@
 //!   the stage, the reason, the record's offset and its `WARC-Record-ID`.
 //!   Requests, metadata, warcinfo and non-HTML payloads are counted as
 //!   skipped in [`WarcStats`]; revisits are counted separately.
+//!   ARC v1 files (`.arc`, `.arc.gz`) are read through the same path, one
+//!   record at a time.
 //! - [`decode_html`] picks a body's charset (BOM, HTTP `charset=`, `<meta>`
 //!   prescan, chardetng detection), cross-checking declared charsets against
 //!   the bytes because they are often wrong.
@@ -25,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+mod arc;
 mod charset;
 mod feed;
 mod http;
@@ -35,7 +38,7 @@ pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
 pub use charset::decode_html;
 pub use feed::{parse_feed, read_feed_file};
 pub use url_norm::normalize_url;
-pub use warc::read_warc;
+pub use warc::{read_warc, read_warc_bytes};
 
 /// Limits applied while reading records.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,6 +5,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use canopy_types::{PageRecord, Reject, SourceRef};
+use fastwarc::stream_io::traits::IntoWarcReader;
 use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
@@ -15,7 +16,7 @@ use crate::http::{self, DecodeError, PayloadKind};
 use crate::{Event, IngestOptions, WarcStats};
 
 /// Maximum accepted length of a WARC or HTTP header block.
-const MAX_HEADER_LEN: usize = 64 << 10;
+pub(crate) const MAX_HEADER_LEN: usize = 64 << 10;
 
 /// Streams one WARC file (`.warc` or `.warc.gz`, one gzip member per record or
 /// one member for the whole file) record by record, calling `on_event` for
@@ -25,30 +26,50 @@ const MAX_HEADER_LEN: usize = 64 << 10;
 /// becomes an [`Event::Reject`] and the stream goes on, or ends with a reject
 /// saying why it stopped (for example a truncated gzip member). fastwarc's
 /// quirks mode is always on, so ClueWeb09 files (LF-only headers, odd dates)
-/// are read too. ARC files are rejected as a whole with one reject.
+/// are read too. ARC files (plain or gzipped, recognised by their
+/// `filedesc://` start) are read by [`crate::arc`].
 pub fn read_warc(
     path: &Path,
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
 ) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
-    let mut stats = WarcStats::default();
+    let stats = WarcStats::default();
     if is_arc(path)? {
-        on_event(Event::Reject(Reject {
-            source: SourceRef {
-                file: file_name,
-                offset: Some(0),
-            },
-            record_id: None,
-            url: None,
-            stage: "warc".to_string(),
-            reason: "ARC format is not supported".to_string(),
-        }));
-        stats.rejected += 1;
-        return Ok(stats);
+        return crate::arc::read_arc(path, opts, on_event);
     }
     let file = File::open(path)?;
     let reader = BufReader::with_capacity(1 << 20, file);
+    Ok(read_stream(reader, &file_name, opts, on_event, stats))
+}
+
+/// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
+/// bytes); `name` is the file name written in events. ARC data is not
+/// recognised here: it reads as a file without WARC records. Used by the
+/// fuzz targets (`crates/fuzz`) and tests.
+pub fn read_warc_bytes(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &IngestOptions,
+    on_event: &mut dyn FnMut(Event),
+) -> WarcStats {
+    read_stream(
+        std::io::Cursor::new(bytes),
+        name,
+        opts,
+        on_event,
+        WarcStats::default(),
+    )
+}
+
+/// Reads every record of a WARC stream.
+fn read_stream(
+    reader: impl IntoWarcReader,
+    file_name: &str,
+    opts: &IngestOptions,
+    on_event: &mut dyn FnMut(Event),
+    mut stats: WarcStats,
+) -> WarcStats {
     let options = ArchiveIteratorOptions {
         stream_detect: true,
         parse_http: false,
@@ -59,7 +80,7 @@ pub fn read_warc(
         inplace: false,
     };
     let ctx = Ctx {
-        file: &file_name,
+        file: file_name,
         opts,
     };
     for item in ArchiveIterator::with_options(reader, options) {
@@ -83,7 +104,7 @@ pub fn read_warc(
                 stats.rejected += 1;
                 on_event(Event::Reject(Reject {
                     source: SourceRef {
-                        file: file_name.clone(),
+                        file: file_name.to_string(),
                         offset: None,
                     },
                     record_id: None,
@@ -100,7 +121,7 @@ pub fn read_warc(
         stats.rejected += 1;
         on_event(Event::Reject(Reject {
             source: SourceRef {
-                file: file_name,
+                file: file_name.to_string(),
                 offset: Some(0),
             },
             record_id: None,
@@ -109,7 +130,7 @@ pub fn read_warc(
             reason: "no WARC records found (not a WARC file, or empty)".to_string(),
         }));
     }
-    Ok(stats)
+    stats
 }
 
 /// Whether the file is an ARC file (plain or gzipped): it starts with `filedesc://`.

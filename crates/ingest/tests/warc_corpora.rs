@@ -310,14 +310,65 @@ fn common_crawl_extract_reads_all_responses() {
     }
 }
 
+/// The ARC file (one gzip member per record: the version block, then an
+/// HTTP response for http://example.com/) is read as Common Crawl's older
+/// crawls are: the response becomes a page, offset = its gzip member.
 #[test]
-fn arc_files_are_rejected_as_a_whole() {
+fn arc_files_are_read() {
     let (events, stats) = read_all("warc/warcio/example.arc.gz");
-    assert_eq!(events.len(), 1);
-    assert_eq!(stats.rejected, 1);
-    let r = &rejects(&events)[0];
-    assert_eq!(r.stage, "warc");
-    assert!(r.reason.contains("ARC format is not supported"));
+    assert!(rejects(&events).is_empty(), "{events:?}");
+    let pages = pages(&events);
+    assert_eq!(pages.len(), 1);
+    assert_eq!((stats.records, stats.html, stats.skipped), (2, 1, 1));
+    let page = pages[0];
+    assert_eq!(page.url, "http://example.com/");
+    assert_eq!(page.status, Some(200));
+    assert_eq!(page.record_id, "", "ARC records have no id");
+    assert!(page.html.contains("<title>Example Domain</title>"));
+    // The second gzip member starts at byte 171 (the first holds the
+    // version block).
+    assert_eq!(page.source.offset, Some(171));
+}
+
+/// The same ARC decompressed (a plain `.arc`, generated here), whole and
+/// cut inside its response: byte offsets of the record's header line, and
+/// a cut record is a reject naming it.
+#[test]
+fn plain_and_truncated_arc_files() {
+    use std::io::Read;
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(
+        std::fs::File::open(corpus_file("warc/warcio/example.arc.gz")).unwrap(),
+    )
+    .read_to_end(&mut plain)
+    .unwrap();
+    let header_at = plain
+        .windows(20)
+        .position(|w| w == b"http://example.com/ ")
+        .unwrap() as u64;
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("example.arc");
+    std::fs::write(&whole, &plain).unwrap();
+    let mut events = Vec::new();
+    read_warc(&whole, &IngestOptions::default(), &mut |e| events.push(e)).unwrap();
+    let got = pages(&events);
+    assert_eq!(got.len(), 1, "{events:?}");
+    assert_eq!(got[0].source.offset, Some(header_at));
+    assert!(got[0].html.contains("Example Domain"));
+
+    let cut = dir.path().join("cut.arc");
+    std::fs::write(&cut, &plain[..plain.len() - 300]).unwrap();
+    let mut events = Vec::new();
+    read_warc(&cut, &IngestOptions::default(), &mut |e| events.push(e)).unwrap();
+    assert!(pages(&events).is_empty());
+    let r = rejects(&events);
+    assert_eq!(r.len(), 1, "{events:?}");
+    assert_eq!(r[0].stage, "arc");
+    assert_eq!(r[0].source.offset, Some(header_at));
+    assert_eq!(r[0].url.as_deref(), Some("http://example.com/"));
+    assert!(r[0]
+        .reason
+        .starts_with("truncated record: expected 1591 payload bytes"));
 }
 
 #[test]

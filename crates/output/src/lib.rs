@@ -11,7 +11,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-/// One row of `summary.csv`: what happened to one cluster.
+/// One row of `summary.csv`: what happened to one cluster. No wall time:
+/// every output file is a function of the input alone (byte-identical
+/// across runs and thread counts); timing goes to the stderr summary line.
 #[derive(Debug, Clone, Serialize)]
 pub struct SummaryRow {
     pub site: String,
@@ -25,16 +27,20 @@ pub struct SummaryRow {
     /// `reused`, `relearned` (a saved one drifted), `drifted` (and nothing
     /// relearned) or `none`.
     pub wrapper: String,
-    /// Wall time spent on the cluster (learning and extraction), in milliseconds.
-    pub millis: u64,
 }
 
 /// Writes `dir/name` atomically with `fill`.
+///
+/// Temporary files left by an earlier run that was killed before its
+/// rename (`.NAME.*.tmp`) are removed first, so a rerun leaves only the
+/// finished file. (Two runs writing into the same folder at once are not
+/// supported: each would remove the other's temporary.)
 pub fn write_atomic(
     dir: &Path,
     name: &str,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    remove_stale_temps(dir, name);
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
@@ -47,6 +53,22 @@ pub fn write_atomic(
     tmp.as_file().sync_all()?;
     tmp.persist(dir.join(name)).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Removes `dir/.NAME.*.tmp`: what [`write_atomic`] leaves when killed.
+/// Best effort: a file that cannot be removed is left, and the write goes on.
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let file_name = file_name.to_string_lossy();
+        if file_name.starts_with(&prefix) && file_name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes one JSON object per line.
@@ -91,7 +113,6 @@ mod tests {
             wrapper_matches: 1,
             fallbacks: 1,
             wrapper: "new".into(),
-            millis: 3,
         }];
         write_summary(dir.path(), &rows).unwrap();
         assert_eq!(
@@ -100,13 +121,30 @@ mod tests {
         );
         assert_eq!(
             std::fs::read_to_string(dir.path().join("summary.csv")).unwrap(),
-            "site,cluster,pages,wrapper_matches,fallbacks,wrapper,millis\ns,s/0,2,1,1,new,3\n"
+            "site,cluster,pages,wrapper_matches,fallbacks,wrapper\ns,s/0,2,1,1,new\n"
         );
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn temporaries_of_a_killed_run_are_removed_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        // What a run killed between creating and renaming its temporary leaves.
+        std::fs::write(dir.path().join(".a.jsonl.Xy12ab.tmp"), "half").unwrap();
+        // Not ours: other names, and the finished file of another output.
+        std::fs::write(dir.path().join(".b.jsonl.Xy12ab.tmp"), "b").unwrap();
+        std::fs::write(dir.path().join("a.jsonl.tmp"), "user file").unwrap();
+        write_jsonl(dir.path(), "a.jsonl", &[1]).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".b.jsonl.Xy12ab.tmp", "a.jsonl", "a.jsonl.tmp"]);
     }
 
     #[test]
