@@ -1,0 +1,83 @@
+//! The article's heading: the `<h1>`–`<h3>` inside the article's selection
+//! or just before it that the page's title confirms.
+//!
+//! `<title>` and `og:title` often carry more than the headline ("Section |
+//! Headline | Site") or a shortened one; the heading on the page is the
+//! headline as its readers see it. A heading is taken only when it and the
+//! title contain one another, so a "Latest news" box heading never is.
+
+use canopy_dom::{collapse_whitespace, Document, NodeId};
+
+fn normalized(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Shortest normalised heading or title (in characters) that can confirm
+/// the other: shorter ones ("News") are contained in too many titles.
+const MIN_CHARS: usize = 12;
+
+fn is_heading(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3")
+}
+
+/// The heading of the article selected by `roots` that one of `titles`
+/// (the page's title, raw and cleaned) confirms, whitespace collapsed.
+pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Option<String> {
+    let titles: Vec<String> = titles
+        .iter()
+        .map(|t| normalized(t))
+        .filter(|t| t.chars().count() >= MIN_CHARS)
+        .collect();
+    if titles.is_empty() {
+        return None;
+    }
+    // Inside the selection, in page order; then the nearest headings before it.
+    let inside = roots
+        .iter()
+        .flat_map(|&r| (r..doc.node(r).end).filter(|&n| is_heading(doc.tag(n))));
+    let before = roots.first().into_iter().flat_map(|&first| {
+        (0..first)
+            .rev()
+            .filter(move |&n| is_heading(doc.tag(n)) && !doc.contains(n, first))
+            .take(3)
+    });
+    inside.chain(before).find_map(|h| {
+        let text = collapse_whitespace(&doc.inner_text(h));
+        let n = normalized(&text);
+        let confirmed = n.chars().count() >= MIN_CHARS
+            && titles
+                .iter()
+                .any(|t| t.contains(n.as_str()) || n.contains(t.as_str()));
+        confirmed.then_some(text)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+
+    fn first(doc: &Document, tag: &str) -> NodeId {
+        (0..doc.len()).find(|&n| doc.tag(n) == tag).unwrap()
+    }
+
+    #[test]
+    fn the_heading_the_title_confirms() {
+        let doc = Document::parse(
+            "<body><h2>Latest news</h2><h1>Mars rover  finds water</h1>\
+             <div id=a><p>Text.</p><h3>Related: Mars</h3></div></body>",
+            &DomOptions::default(),
+        );
+        let div = first(&doc, "div");
+        // Found before the selection; the box heading is not confirmed.
+        assert_eq!(
+            article_heading(&doc, &[div], &["Science | Mars rover finds water | Planet"]),
+            Some("Mars rover finds water".to_string())
+        );
+        assert_eq!(article_heading(&doc, &[div], &["Other story entirely"]), None);
+        assert_eq!(article_heading(&doc, &[div], &["News"]), None);
+    }
+}
