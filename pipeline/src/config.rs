@@ -85,6 +85,17 @@ pub struct ExtractConfig {
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub threads: usize,
+    /// Renderings of each article in `articles.jsonl` (`text` is always written).
+    pub formats: Vec<Format>,
+}
+
+/// A rendering of the article (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Text,
+    Html,
+    Markdown,
 }
 
 impl Config {

@@ -62,6 +62,10 @@ struct RunArgs {
     /// Settings file overlaid on configs/default.toml.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Article renderings: text, html, markdown (comma-separated or repeated;
+    /// `text` is always written).
+    #[arg(long = "format", value_enum, value_delimiter = ',')]
+    formats: Vec<config::Format>,
 }
 
 /// Resolves the settings from the config file and the flags.
@@ -76,6 +80,9 @@ fn settings(args: &RunArgs) -> anyhow::Result<(Config, Method)> {
     }
     if let Some(t) = args.threads {
         config.run.threads = t;
+    }
+    if !args.formats.is_empty() {
+        config.run.formats = args.formats.clone();
     }
     let method = match (args.method, config.signifiers.source) {
         (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,

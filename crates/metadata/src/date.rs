@@ -21,6 +21,8 @@ const LOCAL: &[&str] = &[
     "%Y-%m-%dT%H:%M",
     "%Y-%m-%d %H:%M:%S",
     "%Y-%m-%d %H:%M",
+    // Java's `Date.toString()`, once its zone name is taken out.
+    "%a %b %d %H:%M:%S %Y",
 ];
 const DATE: &[&str] = &[
     "%Y-%m-%d", "%Y/%m/%d", "%Y%m%d", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y",
@@ -30,6 +32,22 @@ const DATE: &[&str] = &[
 /// Years a web page's publication date can plausibly have.
 fn plausible(year: i32) -> bool {
     (1970..=2100).contains(&year)
+}
+
+/// `s` without a time zone name (an upper-case word of 2 to 5 letters), and
+/// whether that name was UTC's.
+fn without_zone_name(s: &str) -> (String, bool) {
+    let is_zone = |w: &&str| (2..=5).contains(&w.len()) && w.chars().all(|c| c.is_ascii_uppercase());
+    let mut utc = false;
+    let words: Vec<&str> = s
+        .split(' ')
+        .filter(|w| {
+            let zone = is_zone(w);
+            utc |= zone && matches!(*w, "UTC" | "GMT");
+            !zone
+        })
+        .collect();
+    (words.join(" "), utc)
 }
 
 /// `raw` as an ISO 8601 date or date-time, or `None` if it is not a date
@@ -51,9 +69,14 @@ pub fn normalize_date(raw: &str) -> Option<String> {
     if let Ok(d) = DateTime::parse_from_rfc2822(s) {
         return plausible(d.year()).then(|| d.to_rfc3339_opts(SecondsFormat::Secs, true));
     }
+    // A zone name ("EDT") is ambiguous and chrono does not parse it: the
+    // time is kept as local time, except for the names of UTC.
+    let (local, utc) = without_zone_name(s);
     for f in LOCAL {
-        if let Ok(d) = NaiveDateTime::parse_from_str(s, f) {
-            return plausible(d.year()).then(|| d.format("%Y-%m-%dT%H:%M:%S").to_string());
+        if let Ok(d) = NaiveDateTime::parse_from_str(&local, f) {
+            let suffix = if utc { "Z" } else { "" };
+            return plausible(d.year())
+                .then(|| format!("{}{suffix}", d.format("%Y-%m-%dT%H:%M:%S")));
         }
     }
     for f in DATE {
@@ -89,7 +112,9 @@ mod tests {
         assert_eq!(n(" 2012-07-02 ").unwrap(), "2012-07-02");
         assert_eq!(n("July 2, 2012").unwrap(), "2012-07-02");
         assert_eq!(n("20120702").unwrap(), "2012-07-02");
-        assert_eq!(n("2012-07-02T14:30:00 EDT").unwrap(), "2012-07-02");
+        assert_eq!(n("2012-07-02T14:30:00 EDT").unwrap(), "2012-07-02T14:30:00");
+        assert_eq!(n("Thu Apr 06 01:42:00 EDT 2017").unwrap(), "2017-04-06T01:42:00");
+        assert_eq!(n("2017-04-06 01:42:00 GMT").unwrap(), "2017-04-06T01:42:00Z");
     }
 
     #[test]
