@@ -3,8 +3,9 @@
 //!
 //! `<title>` and `og:title` often carry more than the headline ("Section |
 //! Headline | Site") or a shortened one; the heading on the page is the
-//! headline as its readers see it. A heading is taken only when it and the
-//! title contain one another, so a "Latest news" box heading never is.
+//! headline as its readers see it. A heading is taken only when it contains
+//! the title or makes up at least half of it, so neither a "Latest news"
+//! box heading nor a blog's name in an `<h1>` is.
 
 use canopy_dom::{collapse_whitespace, Document, NodeId};
 
@@ -47,10 +48,13 @@ pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Opt
     inside.chain(before).find_map(|h| {
         let text = collapse_whitespace(&doc.inner_text(h));
         let n = normalized(&text);
+        // A heading inside the title must be most of it: a short one is
+        // the title's site or blog name ("Today, I only care… | Peter
+        // Shankman" and an `<h1>` "PETER SHANKMAN").
         let confirmed = n.chars().count() >= MIN_CHARS
             && titles
                 .iter()
-                .any(|t| t.contains(n.as_str()) || n.contains(t.as_str()));
+                .any(|t| (t.contains(n.as_str()) && 2 * n.len() >= t.len()) || n.contains(t.as_str()));
         confirmed.then_some(text)
     })
 }
@@ -79,5 +83,10 @@ mod tests {
         );
         assert_eq!(article_heading(&doc, &[div], &["Other story entirely"]), None);
         assert_eq!(article_heading(&doc, &[div], &["News"]), None);
+        // Less than half of the title: a site name, not the headline.
+        assert_eq!(
+            article_heading(&doc, &[div], &["A much longer headline here | Mars rover finds water"]),
+            None
+        );
     }
 }

@@ -73,8 +73,20 @@ fn delimit(inner: &str, delim: &str, out: &mut String) {
     }
 }
 
-/// Inline content; `one_line` (headings, table cells) turns breaks into spaces.
-fn inline(nodes: &[Node], one_line: bool, out: &mut String) {
+/// Where inline content sits.
+#[derive(Clone, Copy, Default)]
+struct Ctx {
+    /// In a heading or table cell: breaks become spaces.
+    one_line: bool,
+    /// Inside emphasis of this kind already (or a heading, for strong):
+    /// nested `**` would close it instead.
+    em: bool,
+    strong: bool,
+}
+
+/// Inline content.
+fn inline(nodes: &[Node], ctx: Ctx, out: &mut String) {
+    let one_line = ctx.one_line;
     for n in nodes {
         match n {
             Node::Text(t) => escape(t, out),
@@ -94,7 +106,7 @@ fn inline(nodes: &[Node], one_line: bool, out: &mut String) {
                 }
                 "a" => {
                     let mut inner = String::new();
-                    inline(children, one_line, &mut inner);
+                    inline(children, ctx, &mut inner);
                     out.push('[');
                     out.push_str(inner.trim());
                     out.push_str("](");
@@ -102,10 +114,24 @@ fn inline(nodes: &[Node], one_line: bool, out: &mut String) {
                     out.push(')');
                 }
                 "em" | "i" | "strong" | "b" => {
-                    let mut inner = String::new();
-                    inline(children, one_line, &mut inner);
-                    let delim = if matches!(*tag, "em" | "i") { "*" } else { "**" };
-                    delimit(&inner, delim, out);
+                    let em = matches!(*tag, "em" | "i");
+                    let (done, delim) = if em {
+                        (ctx.em, "*")
+                    } else {
+                        (ctx.strong, "**")
+                    };
+                    let inner_ctx = Ctx {
+                        em: ctx.em || em,
+                        strong: ctx.strong || !em,
+                        ..ctx
+                    };
+                    if done {
+                        inline(children, inner_ctx, out);
+                    } else {
+                        let mut inner = String::new();
+                        inline(children, inner_ctx, &mut inner);
+                        delimit(&inner, delim, out);
+                    }
                 }
                 "code" => {
                     let mut code = String::new();
@@ -125,7 +151,7 @@ fn inline(nodes: &[Node], one_line: bool, out: &mut String) {
                     out.push_str(&fence);
                 }
                 // A block left inside inline content: its text.
-                _ => inline(children, one_line, out),
+                _ => inline(children, ctx, out),
             },
         }
     }
@@ -135,7 +161,7 @@ fn inline(nodes: &[Node], one_line: bool, out: &mut String) {
 /// escaped ("# 1", "- x", "1. x" in prose).
 fn paragraph(nodes: &[Node]) -> String {
     let mut text = String::new();
-    inline(nodes, false, &mut text);
+    inline(nodes, Ctx::default(), &mut text);
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.trim().split('\n').enumerate() {
         if i > 0 {
@@ -146,10 +172,14 @@ fn paragraph(nodes: &[Node]) -> String {
         if line.starts_with(['#', '-', '+', '=', '~']) {
             out.push('\\');
             out.push_str(line);
-        } else if digits > 0 && line[digits..].starts_with(['.', ')']) {
-            out.push_str(&line[..digits]);
-            out.push('\\');
-            out.push_str(&line[digits..]);
+        } else if let (Some(number), Some(rest)) = (line.get(..digits), line.get(digits..)) {
+            if digits > 0 && rest.starts_with(['.', ')']) {
+                out.push_str(number);
+                out.push('\\');
+            } else {
+                out.push_str(number);
+            }
+            out.push_str(rest);
         } else {
             out.push_str(line);
         }
@@ -157,9 +187,15 @@ fn paragraph(nodes: &[Node]) -> String {
     out
 }
 
-fn one_line(nodes: &[Node]) -> String {
+/// Inline content on one line; a heading's is strong already.
+fn one_line(nodes: &[Node], heading: bool) -> String {
     let mut s = String::new();
-    inline(nodes, true, &mut s);
+    let ctx = Ctx {
+        one_line: true,
+        strong: heading,
+        em: false,
+    };
+    inline(nodes, ctx, &mut s);
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -195,7 +231,7 @@ fn table(children: &[Node]) -> String {
                 children
                     .iter()
                     .map(|cell| match cell {
-                        Node::Element { children, .. } => one_line(children),
+                        Node::Element { children, .. } => one_line(children, false),
                         Node::Text(_) => String::new(),
                     })
                     .collect::<Vec<_>>(),
@@ -230,7 +266,7 @@ fn block(node: &Node) -> String {
     match *tag {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
             let level = usize::from(tag.as_bytes()[1] - b'0');
-            format!("{} {}", "#".repeat(level), one_line(children))
+            format!("{} {}", "#".repeat(level), one_line(children, true))
         }
         "ul" | "ol" => {
             let mut items = Vec::new();

@@ -99,3 +99,16 @@ fn dropped_nodes_are_dropped_with_their_subtree() {
     assert!(empty.is_empty());
     assert_eq!(empty.markdown(), "");
 }
+
+#[test]
+fn nested_emphasis_is_not_doubled() {
+    let t = tree(
+        "<div id=a><h2><strong>Bold title</strong></h2><p><strong>Lead <b>Name</b> (x)</strong> \
+         and <em>it <i>is</i></em></p></div>",
+        &all,
+    );
+    assert_eq!(
+        t.markdown(),
+        "## Bold title\n\n**Lead Name (x)** and *it is*\n"
+    );
+}
