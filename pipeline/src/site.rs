@@ -14,8 +14,8 @@ use canopy_dom::{Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Kept, Residue};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
-use canopy_render::CleanTree;
 use canopy_output::SummaryRow;
+use canopy_render::CleanTree;
 use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
 use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
 
@@ -363,6 +363,9 @@ fn feed_signifiers(analyzer: &mut Analyzer, item: &FeedItem, lang: Language) -> 
     seen.into_iter().take(64).map(|t| (t, 1.0)).collect()
 }
 
+// The site's context (site, cluster, siblings) plus the method's settings;
+// a struct for them would be built at each of the two calls only.
+#[allow(clippy::too_many_arguments)]
 fn page_level_article(
     site: &str,
     cluster: &str,

@@ -36,11 +36,27 @@ fn run(args: &[&str], out: &Path) -> Vec<serde_json::Value> {
 fn formats_add_fields_without_changing_text_and_stay_deterministic() {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let plain = run(&[], dirs[0].path());
-    let one = run(&["--format", "text,html", "--format", "markdown", "--threads", "1"], dirs[1].path());
-    run(&["--format", "html,markdown", "--threads", "2"], dirs[2].path());
+    let one = run(
+        &[
+            "--format",
+            "text,html",
+            "--format",
+            "markdown",
+            "--threads",
+            "1",
+        ],
+        dirs[1].path(),
+    );
+    run(
+        &["--format", "html,markdown", "--threads", "2"],
+        dirs[2].path(),
+    );
     // Same bytes whatever the thread count.
     let bytes = |d: &tempfile::TempDir| std::fs::read(d.path().join("articles.jsonl")).unwrap();
-    assert!(bytes(&dirs[1]) == bytes(&dirs[2]), "articles.jsonl differs between thread counts");
+    assert!(
+        bytes(&dirs[1]) == bytes(&dirs[2]),
+        "articles.jsonl differs between thread counts"
+    );
 
     assert_eq!(plain.len(), one.len());
     for (p, f) in plain.iter().zip(&one) {
@@ -58,9 +74,11 @@ fn formats_add_fields_without_changing_text_and_stay_deterministic() {
     }
     // A wrapper-served page's HTML has the paragraphs of its text.
     let served: Vec<&serde_json::Value> = one.iter().filter(|a| a["wrapper"].is_string()).collect();
-    assert!(served.iter().all(|a| a["html"].as_str().unwrap().contains("<p>")
-        || a["html"].as_str().unwrap().contains("<li>")
-        || a["html"].as_str().unwrap().contains("<td>")));
+    assert!(served
+        .iter()
+        .all(|a| a["html"].as_str().unwrap().contains("<p>")
+            || a["html"].as_str().unwrap().contains("<li>")
+            || a["html"].as_str().unwrap().contains("<td>")));
 
     // BBC 2017 (big9-00155): JSON-LD "datePublished": "2017-03-28T08:31:53+01:00",
     // "author": "Dave Lee"; og:site_name "BBC News"; <link rel="canonical">.
@@ -71,5 +89,8 @@ fn formats_add_fields_without_changing_text_and_stay_deterministic() {
     assert_eq!(bbc["date"], "2017-03-28T08:31:53+01:00");
     assert_eq!(bbc["authors"], serde_json::json!(["Dave Lee"]));
     assert_eq!(bbc["site_name"], "BBC News");
-    assert_eq!(bbc["canonical_url"], "http://www.bbc.com/news/technology-39416231");
+    assert_eq!(
+        bbc["canonical_url"],
+        "http://www.bbc.com/news/technology-39416231"
+    );
 }

@@ -25,8 +25,15 @@ const LOCAL: &[&str] = &[
     "%a %b %d %H:%M:%S %Y",
 ];
 const DATE: &[&str] = &[
-    "%Y-%m-%d", "%Y/%m/%d", "%Y%m%d", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y",
-    "%A, %B %d, %Y", "%a, %b %d, %Y",
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%Y%m%d",
+    "%B %d, %Y",
+    "%b %d, %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+    "%A, %B %d, %Y",
+    "%a, %b %d, %Y",
 ];
 
 /// Years a web page's publication date can plausibly have.
@@ -37,7 +44,8 @@ fn plausible(year: i32) -> bool {
 /// `s` without a time zone name (an upper-case word of 2 to 5 letters), and
 /// whether that name was UTC's.
 fn without_zone_name(s: &str) -> (String, bool) {
-    let is_zone = |w: &&str| (2..=5).contains(&w.len()) && w.chars().all(|c| c.is_ascii_uppercase());
+    let is_zone =
+        |w: &&str| (2..=5).contains(&w.len()) && w.chars().all(|c| c.is_ascii_uppercase());
     let mut utc = false;
     let words: Vec<&str> = s
         .split(' ')
@@ -103,7 +111,10 @@ mod tests {
             n("2012-07-02T14:30:00.123-04:00").unwrap(),
             "2012-07-02T14:30:00-04:00"
         );
-        assert_eq!(n("2012-07-02T14:30:00-0400").unwrap(), "2012-07-02T14:30:00-04:00");
+        assert_eq!(
+            n("2012-07-02T14:30:00-0400").unwrap(),
+            "2012-07-02T14:30:00-04:00"
+        );
         assert_eq!(
             n("Mon, 02 Jul 2012 14:30:00 +0000").unwrap(),
             "2012-07-02T14:30:00Z"
@@ -113,8 +124,14 @@ mod tests {
         assert_eq!(n("July 2, 2012").unwrap(), "2012-07-02");
         assert_eq!(n("20120702").unwrap(), "2012-07-02");
         assert_eq!(n("2012-07-02T14:30:00 EDT").unwrap(), "2012-07-02T14:30:00");
-        assert_eq!(n("Thu Apr 06 01:42:00 EDT 2017").unwrap(), "2017-04-06T01:42:00");
-        assert_eq!(n("2017-04-06 01:42:00 GMT").unwrap(), "2017-04-06T01:42:00Z");
+        assert_eq!(
+            n("Thu Apr 06 01:42:00 EDT 2017").unwrap(),
+            "2017-04-06T01:42:00"
+        );
+        assert_eq!(
+            n("2017-04-06 01:42:00 GMT").unwrap(),
+            "2017-04-06T01:42:00Z"
+        );
     }
 
     #[test]

@@ -52,9 +52,9 @@ pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Opt
         // the title's site or blog name ("Today, I only care… | Peter
         // Shankman" and an `<h1>` "PETER SHANKMAN").
         let confirmed = n.chars().count() >= MIN_CHARS
-            && titles
-                .iter()
-                .any(|t| (t.contains(n.as_str()) && 2 * n.len() >= t.len()) || n.contains(t.as_str()));
+            && titles.iter().any(|t| {
+                (t.contains(n.as_str()) && 2 * n.len() >= t.len()) || n.contains(t.as_str())
+            });
         confirmed.then_some(text)
     })
 }
@@ -81,11 +81,18 @@ mod tests {
             article_heading(&doc, &[div], &["Science | Mars rover finds water | Planet"]),
             Some("Mars rover finds water".to_string())
         );
-        assert_eq!(article_heading(&doc, &[div], &["Other story entirely"]), None);
+        assert_eq!(
+            article_heading(&doc, &[div], &["Other story entirely"]),
+            None
+        );
         assert_eq!(article_heading(&doc, &[div], &["News"]), None);
         // Less than half of the title: a site name, not the headline.
         assert_eq!(
-            article_heading(&doc, &[div], &["A much longer headline here | Mars rover finds water"]),
+            article_heading(
+                &doc,
+                &[div],
+                &["A much longer headline here | Mars rover finds water"]
+            ),
             None
         );
     }

@@ -107,7 +107,12 @@ fn meta_values<'a>(metas: &[(String, &'a str)], names: &[&str]) -> Vec<&'a str> 
     // In the order of `names` (their priority), then page order.
     names
         .iter()
-        .flat_map(|name| metas.iter().filter(move |(k, _)| k == name).map(|(_, v)| *v))
+        .flat_map(|name| {
+            metas
+                .iter()
+                .filter(move |(k, _)| k == name)
+                .map(|(_, v)| *v)
+        })
         .collect()
 }
 
@@ -191,7 +196,12 @@ fn element_date(doc: &Document, n: NodeId) -> Option<String> {
         .or_else(|| normalize_date(&doc.inner_text(n)))
 }
 
-fn date(doc: &Document, ld: &JsonLd, metas: &[(String, &str)], article: &[NodeId]) -> Option<String> {
+fn date(
+    doc: &Document,
+    ld: &JsonLd,
+    metas: &[(String, &str)],
+    article: &[NodeId],
+) -> Option<String> {
     if let Some(d) = ld.date_published().and_then(normalize_date) {
         return Some(d);
     }
@@ -210,9 +220,7 @@ fn date(doc: &Document, ld: &JsonLd, metas: &[(String, &str)], article: &[NodeId
     let time_in = |range: std::ops::Range<NodeId>| {
         range.filter(|&n| doc.tag(n) == "time" && doc.attr(n, "datetime").is_some())
     };
-    let in_article = article
-        .iter()
-        .flat_map(|&r| time_in(r..doc.node(r).end));
+    let in_article = article.iter().flat_map(|&r| time_in(r..doc.node(r).end));
     marked
         .chain(in_article)
         .chain(time_in(0..doc.len()))
@@ -287,7 +295,10 @@ mod tests {
         assert_eq!(m.authors, ["Ld Name"]);
         assert_eq!(m.date.as_deref(), Some("2017-05-04"));
         assert_eq!(m.site_name.as_deref(), Some("The Example"));
-        assert_eq!(m.top_image.as_deref(), Some("https://news.example/img/top.jpg"));
+        assert_eq!(
+            m.top_image.as_deref(),
+            Some("https://news.example/img/top.jpg")
+        );
         assert_eq!(m.canonical_url, None);
     }
 

@@ -7,7 +7,10 @@ use canopy_dom::{Document, DomOptions};
 use canopy_metadata::{base_url, PageMeta};
 
 fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora"));
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora"
+    ));
     assert!(
         dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
         "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
@@ -122,7 +125,10 @@ fn every_page_gives_well_formed_fields() {
             with[2] += usize::from(m.site_name.is_some());
             with[3] += usize::from(!m.authors.is_empty());
             for a in &m.authors {
-                assert!(!a.is_empty() && a.chars().count() <= 80, "{id}: author {a:?}");
+                assert!(
+                    !a.is_empty() && a.chars().count() <= 80,
+                    "{id}: author {a:?}"
+                );
             }
         }
     }

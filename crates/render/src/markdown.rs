@@ -286,7 +286,13 @@ fn block(node: &Node) -> String {
         }
         "blockquote" => flow(children)
             .split('\n')
-            .map(|l| if l.is_empty() { ">".to_string() } else { format!("> {l}") })
+            .map(|l| {
+                if l.is_empty() {
+                    ">".to_string()
+                } else {
+                    format!("> {l}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n"),
         "pre" => {

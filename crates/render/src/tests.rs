@@ -35,7 +35,17 @@ fn unsafe_markup_goes_and_urls_become_absolute() {
          <p>Kept in a form.</p>\n\
          <figure>\n<img src=\"https://site.example/img/a.jpg\" alt=\"A &quot;cat&quot;\"><figcaption>The <em>cat</em></figcaption>\n</figure>\n"
     );
-    for bad in ["<script", "onclick", "onmouseover", "javascript:", "style=", "<iframe", "<form", "<input", "<button"] {
+    for bad in [
+        "<script",
+        "onclick",
+        "onmouseover",
+        "javascript:",
+        "style=",
+        "<iframe",
+        "<form",
+        "<input",
+        "<button",
+    ] {
         assert!(!html.contains(bad), "{bad} in {html}");
     }
     assert_eq!(

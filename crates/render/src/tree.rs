@@ -59,8 +59,21 @@ const SAFE_TAGS: &[&str] = &[
 fn is_dropped(tag: &str) -> bool {
     matches!(
         tag,
-        "input" | "button" | "textarea" | "option" | "optgroup" | "label" | "output" | "progress"
-            | "meter" | "head" | "title" | "link" | "meta" | "area" | "map"
+        "input"
+            | "button"
+            | "textarea"
+            | "option"
+            | "optgroup"
+            | "label"
+            | "output"
+            | "progress"
+            | "meter"
+            | "head"
+            | "title"
+            | "link"
+            | "meta"
+            | "area"
+            | "map"
     )
 }
 
@@ -75,7 +88,10 @@ fn is_inline_container(tag: &str) -> bool {
 /// Whether a clean node is a block.
 pub(crate) fn is_block_node(node: &Node) -> bool {
     match node {
-        Node::Element { tag, .. } => !matches!(*tag, "a" | "img" | "br" | "em" | "strong" | "b" | "i" | "code"),
+        Node::Element { tag, .. } => !matches!(
+            *tag,
+            "a" | "img" | "br" | "em" | "strong" | "b" | "i" | "code"
+        ),
         Node::Text(_) => false,
     }
 }
@@ -281,7 +297,15 @@ impl Builder<'_> {
             "ul" | "ol" => children = list_items(children),
             "table" => return table(children),
             "thead" | "tbody" => children.retain(|c| matches!(c, Node::Element { tag: "tr", .. })),
-            "tr" => children.retain(|c| matches!(c, Node::Element { tag: "th" | "td", .. })),
+            "tr" => children.retain(|c| {
+                matches!(
+                    c,
+                    Node::Element {
+                        tag: "th" | "td",
+                        ..
+                    }
+                )
+            }),
             "pre" => {}
             // Inline: spaces inside are the sentence's; an element with
             // nothing but spaces leaves them.
@@ -387,7 +411,15 @@ fn table(children: Vec<Node>) -> Vec<Node> {
     }
     let sections = children
         .into_iter()
-        .filter(|c| matches!(c, Node::Element { tag: "tr" | "thead" | "tbody", .. }))
+        .filter(|c| {
+            matches!(
+                c,
+                Node::Element {
+                    tag: "tr" | "thead" | "tbody",
+                    ..
+                }
+            )
+        })
         .collect();
     vec![Node::element("table", sections)]
 }

@@ -10,7 +10,10 @@ use canopy_metadata::base_url;
 use canopy_render::CleanTree;
 
 fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora"));
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora"
+    ));
     assert!(
         dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
         "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
@@ -20,9 +23,37 @@ fn corpora() -> PathBuf {
 }
 
 const SAFE: &[&str] = &[
-    "html", "head", "body", "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "table",
-    "thead", "tbody", "tr", "th", "td", "blockquote", "figure", "figcaption", "pre", "a", "img",
-    "br", "em", "strong", "b", "i", "code",
+    "html",
+    "head",
+    "body",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "ul",
+    "ol",
+    "li",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "pre",
+    "a",
+    "img",
+    "br",
+    "em",
+    "strong",
+    "b",
+    "i",
+    "code",
 ];
 
 #[test]
@@ -34,7 +65,8 @@ fn rendered_pages_are_safe_and_absolute() {
         for line in manifest.lines().skip(1) {
             let f: Vec<&str> = line.split('\t').collect();
             let (id, url) = (f[0], f[1]);
-            let html = String::from_utf8_lossy(&std::fs::read(dir.join(f[6])).unwrap()).into_owned();
+            let html =
+                String::from_utf8_lossy(&std::fs::read(dir.join(f[6])).unwrap()).into_owned();
             let doc = Document::parse(&html, &DomOptions::default());
             let nodes = wlr(&doc, "wlr".parse::<WlrVariant>().unwrap());
             let tree = CleanTree::build(&doc, &nodes, &|_| true, base_url(&doc, url).as_ref());
@@ -43,7 +75,14 @@ fn rendered_pages_are_safe_and_absolute() {
             pages += 1;
             let lower = out.to_lowercase();
             // Event attributes (`onclick`…) are caught by the read-back below.
-            for bad in ["<script", "<style", "<iframe", "<form", "<input", "javascript:"] {
+            for bad in [
+                "<script",
+                "<style",
+                "<iframe",
+                "<form",
+                "<input",
+                "javascript:",
+            ] {
                 assert!(!lower.contains(bad), "{id}: {bad} in {out}");
             }
             assert_eq!(tree.is_empty(), md.is_empty(), "{id}");
@@ -53,10 +92,14 @@ fn rendered_pages_are_safe_and_absolute() {
                 let Some(e) = back.element(n) else { continue };
                 assert!(SAFE.contains(&&*e.tag), "{id}: <{}> in {out}", &*e.tag);
                 for (name, value) in &e.attrs {
-                    let allowed = matches!((&*e.tag, &**name), ("a", "href") | ("img", "src") | ("img", "alt"));
+                    let allowed = matches!(
+                        (&*e.tag, &**name),
+                        ("a", "href") | ("img", "src") | ("img", "alt")
+                    );
                     assert!(allowed, "{id}: {} on <{}>", &**name, &*e.tag);
                     if &**name != "alt" {
-                        let u = url::Url::parse(value).unwrap_or_else(|e| panic!("{id}: {value}: {e}"));
+                        let u =
+                            url::Url::parse(value).unwrap_or_else(|e| panic!("{id}: {value}: {e}"));
                         assert!(matches!(u.scheme(), "http" | "https"), "{id}: {value}");
                     }
                 }
@@ -64,7 +107,10 @@ fn rendered_pages_are_safe_and_absolute() {
                 links += usize::from(&*e.tag == "a");
             }
             // Markdown images carry the same absolute URLs.
-            assert!(md.matches("](http").count() >= out.matches("<img ").count(), "{id}");
+            assert!(
+                md.matches("](http").count() >= out.matches("<img ").count(),
+                "{id}"
+            );
         }
     }
     eprintln!("{pages} pages: {images} images, {links} links");
