@@ -45,18 +45,31 @@ pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Opt
             .filter(move |&n| is_heading(doc.tag(n)) && !doc.contains(n, first))
             .take(3)
     });
-    inside.chain(before).find_map(|h| {
-        let text = collapse_whitespace(&doc.inner_text(h));
-        let n = normalized(&text);
-        // A heading inside the title must be most of it: a short one is
-        // the title's site or blog name ("Today, I only care… | Peter
-        // Shankman" and an `<h1>` "PETER SHANKMAN").
-        let confirmed = n.chars().count() >= MIN_CHARS
-            && titles.iter().any(|t| {
+    let candidates: Vec<(String, String)> = inside
+        .chain(before)
+        .map(|h| {
+            let text = collapse_whitespace(&doc.inner_text(h));
+            let n = normalized(&text);
+            (text, n)
+        })
+        .filter(|(_, n)| n.chars().count() >= MIN_CHARS)
+        .collect();
+    // A heading equal to a title wins over one that only contains it
+    // ("Posts related to <title>").
+    let exact = candidates
+        .iter()
+        .find(|(_, n)| titles.iter().any(|t| t == n));
+    // A heading inside the title must be most of it: a short one is the
+    // title's site or blog name ("Today, I only care… | Peter Shankman"
+    // and an `<h1>` "PETER SHANKMAN").
+    let confirmed = || {
+        candidates.iter().find(|(_, n)| {
+            titles.iter().any(|t| {
                 (t.contains(n.as_str()) && 2 * n.len() >= t.len()) || n.contains(t.as_str())
-            });
-        confirmed.then_some(text)
-    })
+            })
+        })
+    };
+    exact.or_else(confirmed).map(|(text, _)| text.clone())
 }
 
 #[cfg(test)]
@@ -72,11 +85,13 @@ mod tests {
     fn the_heading_the_title_confirms() {
         let doc = Document::parse(
             "<body><h2>Latest news</h2><h1>Mars rover  finds water</h1>\
-             <div id=a><p>Text.</p><h3>Related: Mars</h3></div></body>",
+             <div id=a><p>Text.</p><h3>Related: Mars</h3>\
+             <h3>Posts related to Mars rover finds water</h3></div></body>",
             &DomOptions::default(),
         );
         let div = first(&doc, "div");
         // Found before the selection; the box heading is not confirmed.
+        // An exact heading wins over one holding the title and more.
         assert_eq!(
             article_heading(&doc, &[div], &["Science | Mars rover finds water | Planet"]),
             Some("Mars rover finds water".to_string())
