@@ -98,6 +98,17 @@ pub struct RunConfig {
     pub threads: usize,
     /// Per-page time budget in milliseconds; 0: none.
     pub page_budget_ms: u64,
+    /// Renderings of each article in `articles.jsonl` (`text` is always written).
+    pub formats: Vec<Format>,
+}
+
+/// A rendering of the article (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Text,
+    Html,
+    Markdown,
 }
 
 impl Config {

@@ -67,6 +67,9 @@ struct ApplyArgs {
     /// Settings file overlaid on configs/default.toml.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Article renderings: text, html, markdown (as for `run`).
+    #[arg(long = "format", value_enum, value_delimiter = ',')]
+    formats: Vec<config::Format>,
 }
 
 impl From<ApplyArgs> for RunArgs {
@@ -80,6 +83,7 @@ impl From<ApplyArgs> for RunArgs {
             threads: a.threads,
             config: a.config,
             wrappers: Some(a.wrappers),
+            formats: a.formats,
         }
     }
 }
@@ -111,6 +115,10 @@ struct RunArgs {
     /// fits, relearn the drifted ones (docs/wrappers.md).
     #[arg(long)]
     wrappers: Option<PathBuf>,
+    /// Article renderings: text, html, markdown (comma-separated or repeated;
+    /// `text` is always written).
+    #[arg(long = "format", value_enum, value_delimiter = ',')]
+    formats: Vec<config::Format>,
 }
 
 /// Resolves the settings from the config file and the flags.
@@ -125,6 +133,9 @@ fn settings(args: &RunArgs) -> anyhow::Result<(Config, Method)> {
     }
     if let Some(t) = args.threads {
         config.run.threads = t;
+    }
+    if !args.formats.is_empty() {
+        config.run.formats = args.formats.clone();
     }
     let method = match (args.method, config.signifiers.source) {
         (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,

@@ -12,13 +12,15 @@ use std::time::{Duration, Instant};
 
 use canopy_cluster::{group_templates, Signature};
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
-use canopy_extract::{clean_text, CleanOptions, Residue};
+use canopy_extract::{clean_text, CleanOptions, Kept, Residue};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
+use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
+use canopy_render::CleanTree;
 use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
-use crate::config::{Config, SignifierSource};
+use crate::config::{Config, Format, SignifierSource};
 use crate::method::{Method, PageMethod};
 use crate::reuse::{NewWrapper, Reuse, WrapperStatus};
 use crate::title::clean_title;
@@ -60,6 +62,14 @@ pub struct SiteSettings {
     pub reuse: Option<Arc<Reuse>>,
     /// `run.page_budget_ms`; `None` when 0.
     pub page_budget: Option<Duration>,
+    pub render: Render,
+}
+
+/// The renderings of an article written besides its text (`--format`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Render {
+    pub html: bool,
+    pub markdown: bool,
 }
 
 impl SiteSettings {
@@ -105,6 +115,10 @@ impl SiteSettings {
             reuse: None,
             page_budget: Some(Duration::from_millis(config.run.page_budget_ms))
                 .filter(|b| !b.is_zero()),
+            render: Render {
+                html: config.run.formats.contains(&Format::Html),
+                markdown: config.run.formats.contains(&Format::Markdown),
+            },
         })
     }
 
@@ -194,6 +208,7 @@ pub fn process_site(
                     link_density: f64::INFINITY,
                     paragraph_link_density: f64::INFINITY,
                 },
+                settings.render,
             );
             if deadline.expired() {
                 out.rejects
@@ -438,6 +453,7 @@ fn process_cluster(
                 &titles,
                 site_docs,
                 &settings.clean,
+                settings.render,
             );
             if let Some(reject) = over_budget() {
                 out.rejects.push(reject);
@@ -448,7 +464,7 @@ fn process_cluster(
         } else {
             matched += 1;
             let title = article_title(page, site, &titles);
-            Article {
+            let mut article = Article {
                 url: page.record.url.clone(),
                 record_id: page.record.record_id.clone(),
                 site: site.to_string(),
@@ -458,7 +474,17 @@ fn process_cluster(
                 text: with_title(&title, &text),
                 title,
                 lang: page.lang.code().to_string(),
-            }
+                ..Article::default()
+            };
+            // The selection again (cheap: one pass over the page), for the
+            // metadata and renderings; `choose_wrapper` kept only its text.
+            let nodes = wrapper
+                .as_ref()
+                .map(|w| w.apply(&page.doc))
+                .unwrap_or_default();
+            let kept = Kept::new(&page.doc, &residue, &settings.clean);
+            add_outputs(&mut article, page, &nodes, &kept, settings.render);
+            article
         };
         out.articles.push(article);
     }
@@ -562,6 +588,9 @@ fn feed_signifiers(analyzer: &mut Analyzer, item: &FeedItem, lang: Language) -> 
     seen.into_iter().take(64).map(|t| (t, 1.0)).collect()
 }
 
+// The site's context (site, cluster, siblings) plus the method's settings;
+// a struct for them would be built at each of the two calls only.
+#[allow(clippy::too_many_arguments)]
 fn page_level_article(
     site: &str,
     cluster: &str,
@@ -570,13 +599,23 @@ fn page_level_article(
     sibling_titles: &[&str],
     site_docs: &[&Document],
     clean: &CleanOptions,
+    render: Render,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
-    let text = match methods {
-        [PageMethod::Description] => page
-            .feed
-            .map(|item| format!("{}\n{}", item.title, item.description))
-            .unwrap_or_default(),
+    // As Forest's fallback, link-dense blocks go (there are no siblings to
+    // find residue with); run on its own (densities infinite), a method
+    // gives exactly what its paper's does.
+    let options = CleanOptions {
+        residue: false,
+        ..clean.clone()
+    };
+    let (text, nodes) = match methods {
+        [PageMethod::Description] => (
+            page.feed
+                .map(|item| format!("{}\n{}", item.title, item.description))
+                .unwrap_or_default(),
+            Vec::new(),
+        ),
         _ => {
             // The union of the methods' selections, outermost nodes only.
             let mut nodes: Vec<NodeId> = methods
@@ -592,17 +631,11 @@ fn page_level_article(
                 }
             }
             let nodes = outermost;
-            // As Forest's fallback, link-dense blocks go (there are no
-            // siblings to find residue with); run on its own (densities
-            // infinite), a method gives exactly what its paper's does.
-            let options = CleanOptions {
-                residue: false,
-                ..clean.clone()
-            };
-            clean_text(&page.doc, &nodes, &Residue::default(), &options)
+            let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
+            (text, nodes)
         }
     };
-    Article {
+    let mut article = Article {
         url: page.record.url.clone(),
         record_id: page.record.record_id.clone(),
         site: site.to_string(),
@@ -616,6 +649,43 @@ fn page_level_article(
         text: with_title(&title, &text),
         title,
         lang: page.lang.code().to_string(),
+        ..Article::default()
+    };
+    let kept = Kept::new(&page.doc, &Residue::default(), &options);
+    add_outputs(&mut article, page, &nodes, &kept, render);
+    article
+}
+
+/// Fills an article's metadata, and the renderings asked for, from the
+/// nodes its text came from (`nodes`, filtered by `kept` as the text was).
+///
+/// The `title` field becomes the article's heading when the page's title
+/// confirms one; the text keeps the title line it was built with, so that
+/// `--format` and metadata never change the text.
+fn add_outputs(
+    article: &mut Article,
+    page: &Page<'_>,
+    nodes: &[NodeId],
+    kept: &Kept<'_>,
+    render: Render,
+) {
+    let doc = &page.doc;
+    let base = base_url(doc, &page.record.url);
+    let raw = raw_title(doc);
+    let doc_title = doc.title();
+    if let Some(heading) = article_heading(doc, nodes, &[&raw, &doc_title, &article.title]) {
+        article.title = heading;
+    }
+    let meta = PageMeta::extract(doc, base.as_ref(), nodes);
+    article.authors = (!meta.authors.is_empty()).then_some(meta.authors);
+    article.date = meta.date;
+    article.site_name = meta.site_name;
+    article.canonical_url = meta.canonical_url;
+    article.top_image = meta.top_image;
+    if render.html || render.markdown {
+        let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
+        article.html = render.html.then(|| tree.html());
+        article.markdown = render.markdown.then(|| tree.markdown());
     }
 }
 

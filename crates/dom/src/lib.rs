@@ -99,6 +99,10 @@ pub struct Document {
     nodes: Vec<Node>,
     text: String,
     body: NodeId,
+    /// The text of each `<script type="application/ld+json">`, in page
+    /// order: scripts are dropped from the tree, but this one is page
+    /// metadata (schema.org JSON-LD), not code.
+    json_ld: Vec<String>,
     /// Whether the input was cut at `max_bytes`, nesting flattened at
     /// `max_depth`, or the rest of a page nested far beyond `max_depth` cut
     /// when its parse ran out of budget.
@@ -142,6 +146,26 @@ fn is_hidden(attrs: &[html5ever::Attribute]) -> bool {
         }
         _ => false,
     })
+}
+
+/// Whether a `<script>` holds JSON-LD (`type="application/ld+json"`).
+fn is_json_ld(attrs: &[html5ever::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        &*a.name.local == "type" && a.value.trim().eq_ignore_ascii_case("application/ld+json")
+    })
+}
+
+/// The text children of a build-tree node, concatenated.
+fn build_text(build: &[sink::BuildNode], handle: u32) -> String {
+    let mut out = String::new();
+    let mut child = build[handle as usize].first_child;
+    while child != NONE {
+        if let BuildData::Text(t) = &build[child as usize].data {
+            out.push_str(t);
+        }
+        child = build[child as usize].next;
+    }
+    out
 }
 
 impl Document {
@@ -279,6 +303,9 @@ impl Document {
                             if !structural
                                 && (is_dropped_tag(&tag) || is_hidden(attrs) || drop(attrs))
                             {
+                                if tag == local_name!("script") && is_json_ld(attrs) {
+                                    doc.json_ld.push(build_text(&build, handle));
+                                }
                                 continue;
                             }
                             let id = doc.nodes.len();
@@ -435,6 +462,12 @@ impl Document {
             .find(|&n| self.tag(n) == "title")
             .map(|n| collapse_whitespace(&self.raw_text(n)))
             .unwrap_or_default()
+    }
+
+    /// The text of the page's JSON-LD scripts (`<script
+    /// type="application/ld+json">`), in page order, unparsed.
+    pub fn json_ld(&self) -> &[String] {
+        &self.json_ld
     }
 
     /// The `lang` attribute of the root element, if any.

@@ -225,3 +225,16 @@ fn parse_within_stops_at_the_deadline_and_is_parse_without_one() {
     assert!(over.nodes < whole.len() / 2, "{over:?}");
     assert!(over.to_string().contains("time budget exceeded"));
 }
+
+/// JSON-LD scripts are kept aside as metadata; other scripts are not, and
+/// neither leaves text in the tree.
+#[test]
+fn json_ld_scripts_are_kept_aside() {
+    let doc = parse(
+        r#"<head><script type="application/ld+json">{"@type":"NewsArticle"}</script>
+        <script>var x = 1;</script></head><body><p>Text</p>
+        <script type="Application/LD+JSON"> [1] </script></body>"#,
+    );
+    assert_eq!(doc.json_ld(), &[r#"{"@type":"NewsArticle"}"#, " [1] "]);
+    assert_eq!(doc.inner_text(doc.root()), "Text");
+}

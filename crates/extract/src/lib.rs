@@ -44,7 +44,7 @@ pub use blockextractor::{
 };
 pub use density::{density, density_text, density_with, Tags as DensityTags};
 pub use r4::{r4, r4_without_post_process};
-pub use residue::{clean_text, CleanOptions, Residue};
+pub use residue::{clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};
 #[doc(hidden)]

@@ -101,6 +101,88 @@ fn is_list_block(tag: &str) -> bool {
     )
 }
 
+/// Which nodes of a selection [`clean_text`] keeps: everything but
+/// template residue and link-dense blocks. Renderers of the article's HTML
+/// use it so that they show exactly the nodes the text came from.
+pub struct Kept<'a> {
+    doc: &'a Document,
+    options: CleanOptions,
+    /// Characters of text, of text inside links and of residue text, per
+    /// node's subtree.
+    chars: Vec<u32>,
+    link_chars: Vec<u32>,
+    residue_chars: Vec<u32>,
+}
+
+impl<'a> Kept<'a> {
+    /// Counts what the keep rule needs over the whole document.
+    pub fn new(doc: &'a Document, residue: &Residue, options: &CleanOptions) -> Kept<'a> {
+        let mut chars = vec![0u32; doc.len()];
+        let mut link_chars = vec![0u32; doc.len()];
+        let mut residue_chars = vec![0u32; doc.len()];
+        for n in (0..doc.len()).rev() {
+            if let Some(t) = doc.text(n) {
+                chars[n] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+                if options.residue && residue.contains(t) {
+                    residue_chars[n] = chars[n];
+                }
+            }
+            if doc.tag(n) == "a" {
+                link_chars[n] = chars[n];
+            }
+            if let Some(p) = doc.node(n).parent {
+                chars[p] += chars[n];
+                link_chars[p] += link_chars[n];
+                residue_chars[p] += residue_chars[n];
+            }
+        }
+        Kept {
+            doc,
+            options: options.clone(),
+            chars,
+            link_chars,
+            residue_chars,
+        }
+    }
+
+    /// The nearest block element holding `n`.
+    fn block_of(&self, mut n: NodeId) -> NodeId {
+        while let Some(p) = self.doc.node(n).parent {
+            n = p;
+            if is_block(self.doc.tag(n)) {
+                break;
+            }
+        }
+        n
+    }
+
+    /// Whether node `n` is kept (its ancestors are tested separately: a
+    /// node under a dropped one is dropped with it).
+    pub fn keeps(&self, n: NodeId) -> bool {
+        let doc = self.doc;
+        match doc.text(n) {
+            // A recurring text is template only when it is its block's
+            // whole text. A recurring name linked inside a sentence
+            // ("…, Michael Fabiano and …") is the article's.
+            Some(_) if self.residue_chars[n] > 0 => {
+                let block = self.block_of(n);
+                self.residue_chars[block] < self.chars[block]
+            }
+            Some(_) => true,
+            None => {
+                let limit = match doc.tag(n) {
+                    "p" => self.options.paragraph_link_density,
+                    tag if is_list_block(tag) => self.options.link_density,
+                    _ => return true,
+                };
+                let dense = self.chars[n] > 0
+                    && f64::from(self.link_chars[n]) >= limit * f64::from(self.chars[n]);
+                !dense
+            }
+        }
+    }
+}
+
 /// The text of `roots`, one block a line, without template residue and
 /// link-dense blocks.
 pub fn clean_text(
@@ -109,60 +191,10 @@ pub fn clean_text(
     residue: &Residue,
     options: &CleanOptions,
 ) -> String {
-    // Characters of text, of text inside links and of residue text, per
-    // node's subtree.
-    let mut chars = vec![0u32; doc.len()];
-    let mut link_chars = vec![0u32; doc.len()];
-    let mut residue_chars = vec![0u32; doc.len()];
-    for n in (0..doc.len()).rev() {
-        if let Some(t) = doc.text(n) {
-            chars[n] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
-            if options.residue && residue.contains(t) {
-                residue_chars[n] = chars[n];
-            }
-        }
-        if doc.tag(n) == "a" {
-            link_chars[n] = chars[n];
-        }
-        if let Some(p) = doc.node(n).parent {
-            chars[p] += chars[n];
-            link_chars[p] += link_chars[n];
-            residue_chars[p] += residue_chars[n];
-        }
-    }
-    // The nearest block element holding `n`: a recurring text is template
-    // only when it is its block's whole text. A recurring name linked
-    // inside a sentence ("…, Michael Fabiano and …") is the article's.
-    let block_of = |mut n: NodeId| -> NodeId {
-        while let Some(p) = doc.node(n).parent {
-            n = p;
-            if is_block(doc.tag(n)) {
-                break;
-            }
-        }
-        n
-    };
-    let keep = |n: NodeId| -> bool {
-        match doc.text(n) {
-            Some(_) if residue_chars[n] > 0 => {
-                let block = block_of(n);
-                residue_chars[block] < chars[block]
-            }
-            Some(_) => true,
-            None => {
-                let limit = match doc.tag(n) {
-                    "p" => options.paragraph_link_density,
-                    tag if is_list_block(tag) => options.link_density,
-                    _ => return true,
-                };
-                let dense = chars[n] > 0 && f64::from(link_chars[n]) >= limit * f64::from(chars[n]);
-                !dense
-            }
-        }
-    };
+    let kept = Kept::new(doc, residue, options);
     let mut text = String::new();
     for &root in roots {
-        let t = doc.inner_text_where(root, &keep);
+        let t = doc.inner_text_where(root, &|n| kept.keeps(n));
         if t.is_empty() {
             continue;
         }

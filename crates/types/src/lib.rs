@@ -66,7 +66,7 @@ pub struct Reject {
 }
 
 /// The extracted article of one page: one line of `articles.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Article {
     pub url: String,
     pub record_id: String,
@@ -79,6 +79,26 @@ pub struct Article {
     pub title: String,
     pub text: String,
     pub lang: String,
+    /// The authors' names, `None` when the page names none.
+    #[serde(default)]
+    pub authors: Option<Vec<String>>,
+    /// Publication date, ISO 8601 (`2012-07-02` or `2012-07-02T14:30:00-04:00`).
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub site_name: Option<String>,
+    /// `<link rel=canonical>` or `og:url`, absolute.
+    #[serde(default)]
+    pub canonical_url: Option<String>,
+    /// `og:image`, JSON-LD `image` or the article's first figure image, absolute.
+    #[serde(default)]
+    pub top_image: Option<String>,
+    /// The article as clean HTML (`--format html`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// The article as Markdown (`--format markdown`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
 }
 
 /// The format version of a `wrappers.jsonl` line (`docs/wrappers.md`).

@@ -1,0 +1,114 @@
+//! The article's heading: the `<h1>`–`<h3>` inside the article's selection
+//! or just before it that the page's title confirms.
+//!
+//! `<title>` and `og:title` often carry more than the headline ("Section |
+//! Headline | Site") or a shortened one; the heading on the page is the
+//! headline as its readers see it. A heading is taken only when it contains
+//! the title or makes up at least half of it, so neither a "Latest news"
+//! box heading nor a blog's name in an `<h1>` is.
+
+use canopy_dom::{collapse_whitespace, Document, NodeId};
+
+fn normalized(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Shortest normalised heading or title (in characters) that can confirm
+/// the other: shorter ones ("News") are contained in too many titles.
+const MIN_CHARS: usize = 12;
+
+fn is_heading(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3")
+}
+
+/// The heading of the article selected by `roots` that one of `titles`
+/// (the page's title, raw and cleaned) confirms, whitespace collapsed.
+pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Option<String> {
+    let titles: Vec<String> = titles
+        .iter()
+        .map(|t| normalized(t))
+        .filter(|t| t.chars().count() >= MIN_CHARS)
+        .collect();
+    if titles.is_empty() {
+        return None;
+    }
+    // Inside the selection, in page order; then the nearest headings before it.
+    let inside = roots
+        .iter()
+        .flat_map(|&r| (r..doc.node(r).end).filter(|&n| is_heading(doc.tag(n))));
+    let before = roots.first().into_iter().flat_map(|&first| {
+        (0..first)
+            .rev()
+            .filter(move |&n| is_heading(doc.tag(n)) && !doc.contains(n, first))
+            .take(3)
+    });
+    let candidates: Vec<(String, String)> = inside
+        .chain(before)
+        .map(|h| {
+            let text = collapse_whitespace(&doc.inner_text(h));
+            let n = normalized(&text);
+            (text, n)
+        })
+        .filter(|(_, n)| n.chars().count() >= MIN_CHARS)
+        .collect();
+    // A heading equal to a title wins over one that only contains it
+    // ("Posts related to <title>").
+    let exact = candidates
+        .iter()
+        .find(|(_, n)| titles.iter().any(|t| t == n));
+    // A heading inside the title must be most of it: a short one is the
+    // title's site or blog name ("Today, I only care… | Peter Shankman"
+    // and an `<h1>` "PETER SHANKMAN").
+    let confirmed = || {
+        candidates.iter().find(|(_, n)| {
+            titles.iter().any(|t| {
+                (t.contains(n.as_str()) && 2 * n.len() >= t.len()) || n.contains(t.as_str())
+            })
+        })
+    };
+    exact.or_else(confirmed).map(|(text, _)| text.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+
+    fn first(doc: &Document, tag: &str) -> NodeId {
+        (0..doc.len()).find(|&n| doc.tag(n) == tag).unwrap()
+    }
+
+    #[test]
+    fn the_heading_the_title_confirms() {
+        let doc = Document::parse(
+            "<body><h2>Latest news</h2><h1>Mars rover  finds water</h1>\
+             <div id=a><p>Text.</p><h3>Related: Mars</h3>\
+             <h3>Posts related to Mars rover finds water</h3></div></body>",
+            &DomOptions::default(),
+        );
+        let div = first(&doc, "div");
+        // Found before the selection; the box heading is not confirmed.
+        // An exact heading wins over one holding the title and more.
+        assert_eq!(
+            article_heading(&doc, &[div], &["Science | Mars rover finds water | Planet"]),
+            Some("Mars rover finds water".to_string())
+        );
+        assert_eq!(
+            article_heading(&doc, &[div], &["Other story entirely"]),
+            None
+        );
+        assert_eq!(article_heading(&doc, &[div], &["News"]), None);
+        // Less than half of the title: a site name, not the headline.
+        assert_eq!(
+            article_heading(
+                &doc,
+                &[div],
+                &["A much longer headline here | Mars rover finds water"]
+            ),
+            None
+        );
+    }
+}
