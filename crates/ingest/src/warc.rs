@@ -164,6 +164,7 @@ struct RecordInfo {
     source: SourceRef,
     record_id: String,
     url: String,
+    date: Option<String>,
 }
 
 impl RecordInfo {
@@ -200,6 +201,11 @@ impl Ctx<'_> {
                         .to_string()
                 })
                 .unwrap_or_default(),
+            date: record
+                .headers()
+                .get(WarcHeader::WarcDate)
+                .map(|d| d.trim().to_string())
+                .filter(|d| !d.is_empty()),
         };
         match record.record_type() {
             WarcRecordType::Response => {
@@ -397,6 +403,7 @@ impl Ctx<'_> {
                     status,
                     charset: charset.to_string(),
                     html,
+                    date: info.date.clone(),
                 }))
             }
         }

@@ -34,6 +34,10 @@ pub struct PageRecord {
     pub charset: String,
     /// The page, decoded to UTF-8.
     pub html: String,
+    /// `WARC-Date` of the response record, as written there (the WET
+    /// output's conversion records carry it on).
+    #[serde(default)]
+    pub date: Option<String>,
 }
 
 /// One item of a web feed (RSS, Atom or JSON Feed).
