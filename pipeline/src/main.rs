@@ -7,6 +7,7 @@
 
 mod config;
 mod eval;
+mod index;
 mod method;
 mod run;
 mod site;
@@ -37,6 +38,10 @@ enum Command {
     Run(RunArgs),
     /// Score methods (and peer tools) on an evaluation corpus against its gold texts.
     Eval(eval::EvalArgs),
+    /// Build a tantivy search index from an articles.jsonl.
+    Index(index::IndexArgs),
+    /// Search an index built by `canopy index`.
+    Search(index::SearchArgs),
 }
 
 #[derive(clap::Args)]
@@ -62,6 +67,10 @@ struct RunArgs {
     /// Settings file overlaid on configs/default.toml.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Also write the articles as WET (WARC conversion records) to this file
+    /// (.warc.gz: one gzip member per record; .warc: plain).
+    #[arg(long)]
+    wet: Option<PathBuf>,
 }
 
 /// Resolves the settings from the config file and the flags.
@@ -92,6 +101,14 @@ fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The folder a file is written into (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 fn run(args: RunArgs) -> ExitCode {
     let (config, method) = match settings(&args) {
         Ok(s) => s,
@@ -107,6 +124,10 @@ fn run(args: RunArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Some(Err(e)) = args.wet.as_deref().map(|p| check_out_dir(parent_dir(p))) {
+        eprintln!("canopy: --wet: {e:#}");
+        return ExitCode::from(2);
+    }
     if let Err(e) = rayon::ThreadPoolBuilder::new()
         .num_threads(config.run.threads)
         .build_global()
@@ -116,6 +137,10 @@ fn run(args: RunArgs) -> ExitCode {
     }
     match run::run_all(&args.inputs, Some(&args.out), &config, method) {
         Ok((ingested, out, seconds)) => {
+            if let Some(Err(e)) = args.wet.as_deref().map(|p| run::write_wet(p, &ingested, &out)) {
+                eprintln!("canopy: {e:#}");
+                return ExitCode::from(2);
+            }
             let fallback = out.articles.iter().filter(|a| a.wrapper.is_none()).count();
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
@@ -155,5 +180,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Index(args) => index::run_index(args),
+        Command::Search(args) => index::run_search(args),
     }
 }
