@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canopy_index::{build_index, ArticleIndex};
+use canopy_index::{build_index, plain_query, ArticleIndex};
 
 #[derive(clap::Args)]
 pub struct IndexArgs {
@@ -29,6 +29,9 @@ pub struct SearchArgs {
     /// Hits to print.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
+    /// Take the query as plain words (for a pasted title): no syntax.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 pub fn run_index(args: IndexArgs) -> ExitCode {
@@ -60,7 +63,12 @@ pub fn run_index(args: IndexArgs) -> ExitCode {
 }
 
 pub fn run_search(args: SearchArgs) -> ExitCode {
-    let result = ArticleIndex::open(&args.index).and_then(|i| i.search(&args.query, args.limit));
+    let query = if args.plain {
+        plain_query(&args.query)
+    } else {
+        args.query.clone()
+    };
+    let result = ArticleIndex::open(&args.index).and_then(|i| i.search(&query, args.limit));
     let (hits, warnings) = match result {
         Ok(found) => found,
         Err(e) => {
@@ -72,7 +80,11 @@ pub fn run_search(args: SearchArgs) -> ExitCode {
         eprintln!("canopy: query: {w} (that part is left out)");
     }
     for (rank, hit) in hits.iter().enumerate() {
-        let date = hit.date.as_deref().map(|d| format!(", {d}")).unwrap_or_default();
+        let date = hit
+            .date
+            .as_deref()
+            .map(|d| format!(", {d}"))
+            .unwrap_or_default();
         println!("{}. {:.3}  {}", rank + 1, hit.score, hit.title);
         println!("   {}  ({}, {}{date})", hit.url, hit.site, hit.language);
         println!("   {}", hit.snippet);

@@ -137,7 +137,11 @@ fn run(args: RunArgs) -> ExitCode {
     }
     match run::run_all(&args.inputs, Some(&args.out), &config, method) {
         Ok((ingested, out, seconds)) => {
-            if let Some(Err(e)) = args.wet.as_deref().map(|p| run::write_wet(p, &ingested, &out)) {
+            if let Some(Err(e)) = args
+                .wet
+                .as_deref()
+                .map(|p| run::write_wet(p, &ingested, &out))
+            {
                 eprintln!("canopy: {e:#}");
                 return ExitCode::from(2);
             }

@@ -396,6 +396,17 @@ impl ArticleIndex {
     }
 }
 
+/// `text` as a query of plain words: every character that is not a letter
+/// or digit becomes a space and the rest is lowercased, so quotes, `-`,
+/// `:`, brackets and `AND`/`OR` in a pasted title are words, not syntax.
+/// The analyzers split words on the same characters, so no term is lost.
+pub fn plain_query(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .to_lowercase()
+}
+
 /// A snippet on one line with its highlighted words between `**`.
 fn render_snippet(snippet: &tantivy::snippet::Snippet) -> String {
     let fragment = snippet.fragment();
@@ -493,6 +504,14 @@ mod tests {
             Err(IndexError::NotAnIndex(_))
         ));
         assert!(other.join("keep.txt").exists());
+    }
+
+    #[test]
+    fn plain_queries_have_no_syntax() {
+        assert_eq!(
+            plain_query("'Rock AND Roll' - Pastore (10/30/12) site:x"),
+            " rock and roll    pastore  10 30 12  site x"
+        );
     }
 
     #[test]
