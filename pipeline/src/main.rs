@@ -7,6 +7,7 @@
 
 mod config;
 mod eval;
+mod index;
 mod method;
 mod reuse;
 mod run;
@@ -41,6 +42,10 @@ enum Command {
     /// Saved wrappers (docs/wrappers.md).
     #[command(subcommand)]
     Wrappers(WrappersCommand),
+    /// Build a tantivy search index from an articles.jsonl.
+    Index(index::IndexArgs),
+    /// Search an index built by `canopy index`.
+    Search(index::SearchArgs),
 }
 
 #[derive(Subcommand)]
@@ -70,6 +75,9 @@ struct ApplyArgs {
     /// Article renderings: text, html, markdown (as for `run`).
     #[arg(long = "format", value_enum, value_delimiter = ',')]
     formats: Vec<config::Format>,
+    /// Also write the articles as WET (as for `run`).
+    #[arg(long)]
+    wet: Option<PathBuf>,
 }
 
 impl From<ApplyArgs> for RunArgs {
@@ -84,6 +92,7 @@ impl From<ApplyArgs> for RunArgs {
             config: a.config,
             wrappers: Some(a.wrappers),
             formats: a.formats,
+            wet: a.wet,
         }
     }
 }
@@ -119,6 +128,10 @@ struct RunArgs {
     /// `text` is always written).
     #[arg(long = "format", value_enum, value_delimiter = ',')]
     formats: Vec<config::Format>,
+    /// Also write the articles as WET (WARC conversion records) to this file
+    /// (.warc.gz: one gzip member per record; .warc: plain).
+    #[arg(long)]
+    wet: Option<PathBuf>,
 }
 
 /// Resolves the settings from the config file and the flags.
@@ -152,6 +165,14 @@ fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The folder a file is written into (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// `learn`: false for `wrappers apply` (extraction only).
 fn run(args: RunArgs, learn: bool) -> ExitCode {
     let (config, method) = match settings(&args) {
@@ -180,6 +201,10 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Some(Err(e)) = args.wet.as_deref().map(|p| check_out_dir(parent_dir(p))) {
+        eprintln!("canopy: --wet: {e:#}");
+        return ExitCode::from(2);
+    }
     if let Err(e) = rayon::ThreadPoolBuilder::new()
         .num_threads(config.run.threads)
         .build_global()
@@ -189,6 +214,14 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
     }
     match run::run_all(&args.inputs, Some(&args.out), &config, method, reuse) {
         Ok((ingested, out, seconds)) => {
+            if let Some(Err(e)) = args
+                .wet
+                .as_deref()
+                .map(|p| run::write_wet(p, &ingested, &out))
+            {
+                eprintln!("canopy: {e:#}");
+                return ExitCode::from(2);
+            }
             let fallback = out.articles.iter().filter(|a| a.wrapper.is_none()).count();
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
@@ -241,5 +274,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args, true),
         Command::Wrappers(WrappersCommand::Apply(args)) => run(args.into(), false),
         Command::Eval(args) => eval::run(args),
+        Command::Index(args) => index::run_index(args),
+        Command::Search(args) => index::run_search(args),
     }
 }

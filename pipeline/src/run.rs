@@ -236,6 +236,28 @@ pub fn write_outputs(out_dir: &Path, run: &RunOutput) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes the articles as a WET file: one `conversion` record per article,
+/// carrying its source response's `WARC-Date` and `WARC-Record-ID`.
+pub fn write_wet(path: &Path, ingested: &Ingested, run: &RunOutput) -> anyhow::Result<()> {
+    let dates: HashMap<&str, &str> = ingested
+        .pages
+        .iter()
+        .filter_map(|p| Some((p.record_id.as_str(), p.date.as_deref()?)))
+        .collect();
+    let records: Vec<canopy_output::wet::WetRecord<'_>> = run
+        .articles
+        .iter()
+        .map(|a| canopy_output::wet::WetRecord {
+            url: &a.url,
+            refers_to: &a.record_id,
+            date: dates.get(a.record_id.as_str()).copied(),
+            text: &a.text,
+        })
+        .collect();
+    canopy_output::wet::write_wet(path, &records)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// A progress bar on stderr, hidden when stderr is not a terminal.
 pub fn progress_bar(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);

@@ -4,7 +4,10 @@
 //! killed midway leaves the previous output (or nothing) in place.
 //!
 //! The files and their contract are described in the README:
-//! `articles.jsonl`, `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`.
+//! `articles.jsonl`, `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`, and
+//! the optional WET file ([`wet`]).
+
+pub mod wet;
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;

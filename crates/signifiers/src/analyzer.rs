@@ -175,7 +175,7 @@ fn word(
 
 /// Whether a (non-CJK) token is a term: 2 to [`MAX_TOKEN_CHARS`] characters,
 /// not all numeric.
-fn keep(token: &str) -> bool {
+pub fn keep(token: &str) -> bool {
     let chars = token.chars().count();
     (2..=MAX_TOKEN_CHARS).contains(&chars) && !token.chars().all(char::is_numeric)
 }
@@ -208,7 +208,7 @@ fn split_cjk(
 
 /// Han ideographs, Hiragana and Katakana: scripts written without spaces
 /// between words.
-fn is_cjk(c: char) -> bool {
+pub fn is_cjk(c: char) -> bool {
     matches!(c,
         '\u{3040}'..='\u{30FF}'     // Hiragana, Katakana
         | '\u{31F0}'..='\u{31FF}'   // Katakana phonetic extensions

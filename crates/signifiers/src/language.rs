@@ -51,7 +51,7 @@ pub enum Language {
 
 impl Language {
     /// All the variants, in declaration order.
-    pub(crate) const ALL: [Language; 19] = [
+    pub const ALL: [Language; 19] = [
         Language::English,
         Language::French,
         Language::German,
@@ -107,7 +107,7 @@ impl Language {
     /// The language of a BCP 47 tag's primary subtag (`"en-GB"` → English),
     /// given as an ISO 639-1 code or an ISO 639-2/3 code (`"deu"`, `"ger"`).
     /// `None` for tags of languages outside this enum and for garbage.
-    pub(crate) fn from_tag(tag: &str) -> Option<Language> {
+    pub fn from_tag(tag: &str) -> Option<Language> {
         let primary = tag.trim().split(['-', '_']).next()?.to_ascii_lowercase();
         let lang = match primary.as_str() {
             "en" | "eng" => Language::English,
@@ -161,7 +161,7 @@ impl Language {
     }
 
     /// The Snowball algorithm of the language, `None` for [`Language::Other`].
-    pub(crate) fn stemmer_algorithm(self) -> Option<Algorithm> {
+    pub fn stemmer_algorithm(self) -> Option<Algorithm> {
         let algorithm = match self {
             Language::English => Algorithm::English,
             Language::French => Algorithm::French,
@@ -187,7 +187,7 @@ impl Language {
     }
 
     /// tantivy's language for the stop list, `None` where tantivy has no list.
-    pub(crate) fn stop_list(self) -> Option<tantivy::tokenizer::Language> {
+    pub fn stop_list(self) -> Option<tantivy::tokenizer::Language> {
         use tantivy::tokenizer::Language as T;
         let lang = match self {
             Language::English => T::English,

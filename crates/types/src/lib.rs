@@ -32,7 +32,8 @@ pub struct PageRecord {
     pub status: Option<u16>,
     /// The charset the body was decoded with (an encoding_rs name).
     pub charset: String,
-    /// `WARC-Date` of the record, as written (ISO 8601 in WARC/1.0+), if any.
+    /// `WARC-Date` of the record, as written (ISO 8601 in WARC/1.0+), if
+    /// any: the learn date of wrappers, and the date of WET records.
     #[serde(default)]
     pub date: Option<String>,
     /// The page, decoded to UTF-8.
