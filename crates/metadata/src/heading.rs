@@ -97,6 +97,10 @@ mod tests {
             Some("Mars rover finds water".to_string())
         );
         assert_eq!(
+            article_heading(&doc, &[div], &["Mars rover finds water"]),
+            Some("Mars rover finds water".to_string())
+        );
+        assert_eq!(
             article_heading(&doc, &[div], &["Other story entirely"]),
             None
         );
