@@ -7,7 +7,10 @@
 
 mod config;
 mod eval;
+mod extract;
+mod merge;
 mod method;
+mod partition;
 mod run;
 mod site;
 mod title;
@@ -37,6 +40,12 @@ enum Command {
     Run(RunArgs),
     /// Score methods (and peer tools) on an evaluation corpus against its gold texts.
     Eval(eval::EvalArgs),
+    /// Scale-out step 1: spill one rank's share of the inputs into per-site bucket files.
+    Partition(partition::PartitionArgs),
+    /// Scale-out step 2: extract one bucket, read from every rank.
+    Extract(extract::ExtractArgs),
+    /// Scale-out step 3: merge the buckets' outputs into the files `run` writes.
+    Merge(merge::MergeArgs),
 }
 
 #[derive(clap::Args)]
@@ -62,26 +71,59 @@ struct RunArgs {
     /// Settings file overlaid on configs/default.toml.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Work folder for the bucket files (default: a temporary folder inside
+    /// --out, removed at the end). A given folder is kept, and a rerun skips
+    /// its finished steps.
+    #[arg(long)]
+    work: Option<PathBuf>,
 }
 
 /// Resolves the settings from the config file and the flags.
 fn settings(args: &RunArgs) -> anyhow::Result<(Config, Method)> {
-    let mut config = Config::load(args.config.as_deref())?;
-    if let Some(s) = args.signifiers {
+    resolve_settings(
+        args.config.as_deref(),
+        args.signifiers,
+        args.top_k,
+        args.threads,
+        args.method,
+    )
+}
+
+/// The config file overlaid with the flags `run` and `extract` share.
+fn resolve_settings(
+    config: Option<&Path>,
+    signifiers: Option<SignifierSource>,
+    top_k: Option<usize>,
+    threads: Option<usize>,
+    method: Method,
+) -> anyhow::Result<(Config, Method)> {
+    let mut config = Config::load(config)?;
+    if let Some(s) = signifiers {
         config.signifiers.source = s;
     }
-    if let Some(k) = args.top_k {
+    if let Some(k) = top_k {
         anyhow::ensure!((1..=64).contains(&k), "--top-k must be between 1 and 64");
         config.signifiers.top_k = k;
     }
-    if let Some(t) = args.threads {
+    if let Some(t) = threads {
         config.run.threads = t;
     }
-    let method = match (args.method, config.signifiers.source) {
+    let method = match (method, config.signifiers.source) {
         (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
         (m, _) => m,
     };
     Ok((config, method))
+}
+
+/// Starts rayon's pool with `threads` workers (0: one per core).
+fn start_threads(threads: usize) -> Result<(), ExitCode> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| {
+            eprintln!("canopy: cannot start threads: {e}");
+            ExitCode::from(2)
+        })
 }
 
 /// Checks early that the output folder can be written, so a bad path fails
@@ -107,31 +149,32 @@ fn run(args: RunArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    if let Err(e) = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.run.threads)
-        .build_global()
-    {
-        eprintln!("canopy: cannot start threads: {e}");
-        return ExitCode::from(2);
+    if let Err(code) = start_threads(config.run.threads) {
+        return code;
     }
-    match run::run_all(&args.inputs, Some(&args.out), &config, method) {
-        Ok((ingested, out, seconds)) => {
-            let fallback = out.articles.iter().filter(|a| a.wrapper.is_none()).count();
+    match run::run_all(
+        &args.inputs,
+        &args.out,
+        args.work.as_deref(),
+        &config,
+        method,
+    ) {
+        Ok((out, seconds)) => {
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
                  {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected",
-                out.articles.len(),
-                ingested.bytes as f64 / 1e6,
-                out.articles.len() as f64 / seconds.max(1e-9),
-                out.summary.len(),
-                out.wrappers.len(),
-                out.articles.len() - fallback,
-                fallback,
-                ingested.revisits,
-                ingested.skipped,
-                out.rejects.len(),
+                out.articles,
+                out.bytes as f64 / 1e6,
+                out.articles as f64 / seconds.max(1e-9),
+                out.clusters,
+                out.wrappers,
+                out.by_wrapper,
+                out.articles - out.by_wrapper,
+                out.revisits,
+                out.skipped,
+                out.rejects,
             );
-            if out.rejects.is_empty() {
+            if out.rejects == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -155,5 +198,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Partition(args) => partition::command(args),
+        Command::Extract(args) => extract::command(args),
+        Command::Merge(args) => merge::command(args),
     }
 }

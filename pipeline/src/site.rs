@@ -46,6 +46,8 @@ pub struct SiteSettings {
     pub dom: DomOptions,
     pub forest: ForestOptions,
     pub template_threshold: f64,
+    /// Most pages a wrapper is learned from (0: all); see [`learning_sample`].
+    pub max_learn_pages: usize,
     pub top_k: usize,
     pub signifiers: SignifierSource,
     pub clean: CleanOptions,
@@ -84,6 +86,7 @@ impl SiteSettings {
                 untyped: config.forest.untyped,
             },
             template_threshold: config.cluster.template_threshold,
+            max_learn_pages: config.forest.max_learn_pages,
             top_k: config.signifiers.top_k,
             signifiers,
             clean: CleanOptions {
@@ -189,7 +192,7 @@ fn process_cluster(
     let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
     let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
     let wrapper = if pages.len() >= 2 {
-        learn(pages, settings)
+        learn(&learning_sample(pages, settings.max_learn_pages), settings)
     } else {
         None
     };
@@ -252,6 +255,16 @@ fn process_cluster(
         fallbacks,
         millis: start.elapsed().as_millis() as u64,
     });
+}
+
+/// At most `max` of a cluster's pages (all when `max` is 0), evenly spaced
+/// in their (URL) order, first page included: a deterministic sample to
+/// learn a very large cluster's wrapper from.
+fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
+    if max == 0 || pages.len() <= max {
+        return pages.to_vec();
+    }
+    (0..max).map(|i| pages[i * pages.len() / max]).collect()
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
@@ -470,4 +483,18 @@ fn with_title(title: &str, text: &str) -> String {
         return title.to_string();
     }
     format!("{title}\n{text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::learning_sample;
+
+    #[test]
+    fn learning_sample_is_evenly_spaced_and_keeps_small_clusters() {
+        let pages: Vec<u32> = (0..10).collect();
+        assert_eq!(learning_sample(&pages, 0), pages);
+        assert_eq!(learning_sample(&pages, 10), pages);
+        assert_eq!(learning_sample(&pages, 4), vec![0, 2, 5, 7]);
+        assert_eq!(learning_sample(&pages, 1), vec![0]);
+    }
 }

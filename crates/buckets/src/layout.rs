@@ -4,6 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use canopy_output::Durability;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::rank_name;
@@ -64,7 +65,10 @@ pub struct Layout {
 #[derive(Debug)]
 pub enum LayoutError {
     /// Some ranks have not finished (or not started).
-    MissingRanks { missing: Vec<u32>, world_size: u32 },
+    MissingRanks {
+        missing: Vec<u32>,
+        world_size: u32,
+    },
     /// No rank has finished: nothing says what W is.
     NoRanks,
     /// Markers disagree with each other or with the flags given.
@@ -113,8 +117,13 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> io::Result<Option<T>> {
     }
 }
 
-fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> io::Result<()> {
-    canopy_output::write_atomic(dir, name, |w| {
+fn write_json<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    value: &T,
+    durability: Durability,
+) -> io::Result<()> {
+    canopy_output::write_atomic_as(dir, name, durability, |w| {
         serde_json::to_writer(&mut *w, value)?;
         w.write_all(b"\n")
     })
@@ -124,16 +133,29 @@ pub fn read_rank_marker(work: &Path, rank: u32) -> io::Result<Option<RankMarker>
     read_json(&work.join(format!("{}.done", rank_name(rank))))
 }
 
-pub fn write_rank_marker(work: &Path, marker: &RankMarker) -> io::Result<()> {
-    write_json(work, &format!("{}.done", rank_name(marker.rank)), marker)
+pub fn write_rank_marker(
+    work: &Path,
+    marker: &RankMarker,
+    durability: Durability,
+) -> io::Result<()> {
+    write_json(
+        work,
+        &format!("{}.done", rank_name(marker.rank)),
+        marker,
+        durability,
+    )
 }
 
 pub fn read_bucket_marker(dir: &Path) -> io::Result<Option<BucketMarker>> {
     read_json(&dir.join(BUCKET_MARKER))
 }
 
-pub fn write_bucket_marker(dir: &Path, marker: &BucketMarker) -> io::Result<()> {
-    write_json(dir, BUCKET_MARKER, marker)
+pub fn write_bucket_marker(
+    dir: &Path,
+    marker: &BucketMarker,
+    durability: Durability,
+) -> io::Result<()> {
+    write_json(dir, BUCKET_MARKER, marker, durability)
 }
 
 /// The rank markers present in `work`, sorted by rank.
@@ -221,8 +243,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let work = dir.path();
         assert!(matches!(complete_layout(work), Err(LayoutError::NoRanks)));
-        write_rank_marker(work, &marker(0, 3, 8)).unwrap();
-        write_rank_marker(work, &marker(2, 3, 8)).unwrap();
+        write_rank_marker(work, &marker(0, 3, 8), Durability::Unsynced).unwrap();
+        write_rank_marker(work, &marker(2, 3, 8), Durability::Unsynced).unwrap();
         match complete_layout(work) {
             Err(LayoutError::MissingRanks { missing, .. }) => assert_eq!(missing, vec![1]),
             other => panic!("{other:?}"),
@@ -245,9 +267,12 @@ mod tests {
             ),
             Err(LayoutError::Mismatch(_))
         ));
-        write_rank_marker(work, &marker(1, 3, 8)).unwrap();
+        write_rank_marker(work, &marker(1, 3, 8), Durability::Unsynced).unwrap();
         let (layout, markers) = complete_layout(work).unwrap();
-        assert_eq!((layout.world_size, layout.buckets, markers.len()), (3, 8, 3));
+        assert_eq!(
+            (layout.world_size, layout.buckets, markers.len()),
+            (3, 8, 3)
+        );
         assert_eq!(read_rank_marker(work, 1).unwrap(), Some(marker(1, 3, 8)));
     }
 }

@@ -155,7 +155,7 @@ mod tests {
                 }),
             },
         ));
-        let mut writer = RankWriter::new(work, 1, 4);
+        let mut writer = RankWriter::new(work, 1, 4, canopy_output::Durability::Synced);
         writer.write_batch(&records).unwrap();
         writer.finish().unwrap();
 

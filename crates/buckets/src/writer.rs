@@ -3,6 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use canopy_output::Durability;
 use flate2::{write::GzEncoder, Compression};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -36,15 +37,17 @@ pub struct RankWriter {
     rank: u32,
     buckets: u32,
     files: Vec<Option<BucketFile>>,
+    durability: Durability,
 }
 
 impl RankWriter {
-    pub fn new(work: &Path, rank: u32, buckets: u32) -> RankWriter {
+    pub fn new(work: &Path, rank: u32, buckets: u32, durability: Durability) -> RankWriter {
         RankWriter {
             work: work.to_path_buf(),
             rank,
             buckets,
             files: (0..buckets).map(|_| None).collect(),
+            durability,
         }
     }
 
@@ -54,9 +57,14 @@ impl RankWriter {
         let members: Vec<io::Result<Vec<u8>>> = records
             .par_iter()
             .map(|(_, record)| {
-                let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
-                serde_json::to_writer(&mut gz, record)?;
-                gz.write_all(b"\n")?;
+                // JSON first, then one write: the encoder re-initialises its
+                // output buffer on every write, and serde_json writes in
+                // small pieces (that was 70 % of partition's time).
+                let mut json = serde_json::to_vec(record)?;
+                json.push(b'\n');
+                let mut gz =
+                    GzEncoder::new(Vec::with_capacity(json.len() / 3), Compression::fast());
+                gz.write_all(&json)?;
                 gz.finish()
             })
             .collect();
@@ -99,7 +107,7 @@ impl RankWriter {
         Ok(slot.as_mut().expect("opened above"))
     }
 
-    /// Flushes, syncs and renames every bucket file this rank wrote
+    /// Flushes, syncs (if [`Durability::Synced`]) and renames every bucket file this rank wrote
     /// (buckets it has no records for get no file).
     pub fn finish(self) -> io::Result<()> {
         let name = rank_name(self.rank);
@@ -111,7 +119,9 @@ impl RankWriter {
                 (file.index, format!("{name}.index.jsonl")),
             ] {
                 let temp = writer.into_inner().map_err(|e| e.into_error())?;
-                temp.as_file().sync_all()?;
+                if self.durability == Durability::Synced {
+                    temp.as_file().sync_all()?;
+                }
                 temp.persist(dir.join(final_name)).map_err(|e| e.error)?;
             }
         }
