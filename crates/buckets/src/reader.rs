@@ -88,12 +88,14 @@ impl BucketReader {
         let mut json = Vec::new();
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
-            if !files.contains_key(&e.rank) {
-                let path = self.dir.join(format!("{}.jsonl.gz", rank_name(e.rank)));
-                let file = File::open(&path).map_err(|err| invalid(&path, err))?;
-                files.insert(e.rank, (path, file));
-            }
-            let (path, file) = files.get_mut(&e.rank).expect("inserted above");
+            let (path, file) = match files.entry(e.rank) {
+                std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    let path = self.dir.join(format!("{}.jsonl.gz", rank_name(e.rank)));
+                    let file = File::open(&path).map_err(|err| invalid(&path, err))?;
+                    v.insert((path, file))
+                }
+            };
             member.resize(e.len as usize, 0);
             file.seek(SeekFrom::Start(e.offset))
                 .and_then(|_| file.read_exact(&mut member))
