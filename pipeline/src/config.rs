@@ -71,6 +71,8 @@ pub struct SignifiersConfig {
 pub struct ForestConfig {
     pub measure: canopy_forest::Measure,
     pub untyped: canopy_forest::Untyped,
+    /// Most pages a cluster's wrapper is learned from (0: all).
+    pub max_learn_pages: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -132,6 +132,15 @@ fn record_key(id: &str) -> &str {
     id.trim().trim_start_matches('<').trim_end_matches('>')
 }
 
+/// The articles of a run's `articles.jsonl`.
+fn read_articles(path: &Path) -> anyhow::Result<Vec<canopy_types::Article>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    text.lines()
+        .map(|l| serde_json::from_str(l).with_context(|| format!("{}", path.display())))
+        .collect()
+}
+
 /// Runs `method` over the corpus in process and scores every page.
 pub fn run_method(
     dir: &Path,
@@ -150,10 +159,11 @@ pub fn run_method(
         );
         inputs.push(feeds);
     }
-    let (_ingested, out, seconds) = crate::run::run_all(&inputs, None, config, method, None)
+    let out_dir = tempfile::tempdir().context("cannot create a temporary folder")?;
+    let (_, seconds) = crate::run::run_all(&inputs, out_dir.path(), None, config, method, None)
         .with_context(|| format!("method {}", method.name()))?;
-    let articles: HashMap<&str, &canopy_types::Article> = out
-        .articles
+    let out_articles = read_articles(&out_dir.path().join("articles.jsonl"))?;
+    let articles: HashMap<&str, &canopy_types::Article> = out_articles
         .iter()
         .map(|a| (record_key(&a.record_id), a))
         .collect();
@@ -176,7 +186,7 @@ pub fn run_method(
     Ok(MethodResult {
         name,
         pages: scored,
-        pages_per_s: Some(out.articles.len() as f64 / seconds.max(1e-9)),
+        pages_per_s: Some(out_articles.len() as f64 / seconds.max(1e-9)),
         version: None,
     })
 }

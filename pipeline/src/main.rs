@@ -7,8 +7,11 @@
 
 mod config;
 mod eval;
+mod extract;
 mod index;
+mod merge;
 mod method;
+mod partition;
 mod reuse;
 mod run;
 mod site;
@@ -46,6 +49,12 @@ enum Command {
     Index(index::IndexArgs),
     /// Search an index built by `canopy index`.
     Search(index::SearchArgs),
+    /// Scale-out step 1: spill one rank's share of the inputs into per-site bucket files.
+    Partition(partition::PartitionArgs),
+    /// Scale-out step 2: extract one bucket, read from every rank.
+    Extract(extract::ExtractArgs),
+    /// Scale-out step 3: merge the buckets' outputs into the files `run` writes.
+    Merge(merge::MergeArgs),
 }
 
 #[derive(Subcommand)]
@@ -93,6 +102,7 @@ impl From<ApplyArgs> for RunArgs {
             wrappers: Some(a.wrappers),
             formats: a.formats,
             wet: a.wet,
+            work: None,
         }
     }
 }
@@ -132,29 +142,64 @@ struct RunArgs {
     /// (.warc.gz: one gzip member per record; .warc: plain).
     #[arg(long)]
     wet: Option<PathBuf>,
+    /// Work folder for the bucket files (default: a temporary folder inside
+    /// --out, removed at the end). A given folder is kept, and a rerun skips
+    /// its finished steps.
+    #[arg(long)]
+    work: Option<PathBuf>,
 }
 
 /// Resolves the settings from the config file and the flags.
 fn settings(args: &RunArgs) -> anyhow::Result<(Config, Method)> {
-    let mut config = Config::load(args.config.as_deref())?;
-    if let Some(s) = args.signifiers {
+    resolve_settings(
+        args.config.as_deref(),
+        args.signifiers,
+        args.top_k,
+        args.threads,
+        args.method,
+        &args.formats,
+    )
+}
+
+/// The config file overlaid with the flags `run` and `extract` share.
+fn resolve_settings(
+    config: Option<&Path>,
+    signifiers: Option<SignifierSource>,
+    top_k: Option<usize>,
+    threads: Option<usize>,
+    method: Method,
+    formats: &[config::Format],
+) -> anyhow::Result<(Config, Method)> {
+    let mut config = Config::load(config)?;
+    if let Some(s) = signifiers {
         config.signifiers.source = s;
     }
-    if let Some(k) = args.top_k {
+    if let Some(k) = top_k {
         anyhow::ensure!((1..=64).contains(&k), "--top-k must be between 1 and 64");
         config.signifiers.top_k = k;
     }
-    if let Some(t) = args.threads {
+    if let Some(t) = threads {
         config.run.threads = t;
     }
-    if !args.formats.is_empty() {
-        config.run.formats = args.formats.clone();
+    if !formats.is_empty() {
+        config.run.formats = formats.to_vec();
     }
-    let method = match (args.method, config.signifiers.source) {
+    let method = match (method, config.signifiers.source) {
         (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
         (m, _) => m,
     };
     Ok((config, method))
+}
+
+/// Starts rayon's pool with `threads` workers (0: one per core).
+fn start_threads(threads: usize) -> Result<(), ExitCode> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| {
+            eprintln!("canopy: cannot start threads: {e}");
+            ExitCode::from(2)
+        })
 }
 
 /// Checks early that the output folder can be written, so a bad path fails
@@ -205,51 +250,57 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         eprintln!("canopy: --wet: {e:#}");
         return ExitCode::from(2);
     }
-    if let Err(e) = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.run.threads)
-        .build_global()
-    {
-        eprintln!("canopy: cannot start threads: {e}");
-        return ExitCode::from(2);
+    if let Err(code) = start_threads(config.run.threads) {
+        return code;
     }
-    match run::run_all(&args.inputs, Some(&args.out), &config, method, reuse) {
-        Ok((ingested, out, seconds)) => {
+    match run::run_all(
+        &args.inputs,
+        &args.out,
+        args.work.as_deref(),
+        &config,
+        method,
+        reuse,
+    ) {
+        Ok((out, seconds)) => {
             if let Some(Err(e)) = args
                 .wet
                 .as_deref()
-                .map(|p| run::write_wet(p, &ingested, &out))
+                .map(|p| run::write_wet(p, &args.out.join("articles.jsonl")))
             {
                 eprintln!("canopy: {e:#}");
                 return ExitCode::from(2);
             }
-            let fallback = out.articles.iter().filter(|a| a.wrapper.is_none()).count();
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
                  {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected",
-                out.articles.len(),
-                ingested.bytes as f64 / 1e6,
-                out.articles.len() as f64 / seconds.max(1e-9),
-                out.summary.len(),
-                out.wrappers.len(),
-                out.articles.len() - fallback,
-                fallback,
-                ingested.revisits,
-                ingested.skipped,
-                out.rejects.len(),
+                out.articles,
+                out.bytes as f64 / 1e6,
+                out.articles as f64 / seconds.max(1e-9),
+                out.clusters,
+                out.wrappers,
+                out.by_wrapper,
+                out.articles - out.by_wrapper,
+                out.revisits,
+                out.skipped,
+                out.rejects,
             );
             if args.wrappers.is_some() {
-                let count =
-                    |status: &str| out.summary.iter().filter(|r| r.wrapper == status).count();
-                eprintln!(
-                    "canopy: saved wrappers: {} clusters reused, {} relearned, {} drifted, {} new, {} without",
-                    count("reused"),
-                    count("relearned"),
-                    count("drifted"),
-                    count("new"),
-                    count("none"),
-                );
+                match run::wrapper_statuses(&args.out) {
+                    Ok(counts) => {
+                        let count = |status: &str| counts.get(status).copied().unwrap_or(0);
+                        eprintln!(
+                            "canopy: saved wrappers: {} clusters reused, {} relearned, {} drifted, {} new, {} without",
+                            count("reused"),
+                            count("relearned"),
+                            count("drifted"),
+                            count("new"),
+                            count("none"),
+                        );
+                    }
+                    Err(e) => eprintln!("canopy: {e:#}"),
+                }
             }
-            if out.rejects.is_empty() {
+            if out.rejects == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -276,5 +327,8 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Index(args) => index::run_index(args),
         Command::Search(args) => index::run_search(args),
+        Command::Partition(args) => partition::command(args),
+        Command::Extract(args) => extract::command(args),
+        Command::Merge(args) => merge::command(args),
     }
 }

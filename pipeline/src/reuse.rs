@@ -12,7 +12,6 @@ use canopy_reuse::{encode_sketch, SavedWrappers, Thresholds};
 use canopy_types::{Reject, WrapperQuality, WrapperRecord, WRAPPER_FORMAT_VERSION};
 
 use crate::config::ReuseConfig;
-use crate::run::RunOutput;
 
 /// The saved wrappers of an earlier run and how to use them.
 #[derive(Debug, Clone)]
@@ -43,16 +42,6 @@ impl Reuse {
                 min_length_ratio: config.min_length_ratio,
             },
         })
-    }
-}
-
-impl Reuse {
-    /// Adds to tonight's outputs the saved wrappers of the sites not
-    /// crawled tonight (unchanged: they must not vanish because a site was
-    /// not crawled) and the rejected lines of the wrappers file.
-    pub fn carry_over(&self, crawled: impl Fn(&str) -> bool, run: &mut RunOutput) {
-        run.wrappers.extend(self.saved.unseen_sites(crawled));
-        run.rejects.extend(self.rejects.iter().cloned());
     }
 }
 

@@ -1,52 +1,35 @@
-//! `canopy run`: the whole pipeline, stage by stage.
+//! `canopy run`: the whole pipeline as the three scale-out steps in one
+//! process, through a work folder (`crates/buckets`), so that memory follows
+//! the largest site rather than the crawl:
 //!
-//! 1. ingest: WARC files and feed files → page records, feed items, rejects
-//! 2. group pages by site
-//! 3. per site, in parallel (rayon): parse, cluster by template, learn a
-//!    Forest wrapper per cluster, extract each page ([`crate::site`])
-//! 4. write `articles.jsonl`, `wrappers.jsonl`, `summary.csv`,
-//!    `rejects.jsonl`, each sorted and written atomically
+//! 1. partition (rank 0 of 1): stream the WARC and feed files once, spill
+//!    page records and feed items to per-site buckets ([`crate::partition`])
+//! 2. extract every bucket (rayon across buckets and, inside, across sites):
+//!    parse, cluster by template, learn a Forest wrapper per cluster,
+//!    extract each page ([`crate::extract`], [`crate::site`])
+//! 3. merge the buckets' sorted outputs into `articles.jsonl`,
+//!    `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`, each written
+//!    atomically ([`crate::merge`])
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use canopy_ingest::{Event, IngestOptions};
-use canopy_output::{write_jsonl, write_summary};
-use canopy_types::{Article, FeedItem, PageRecord, Reject, SourceRef, WrapperRecord};
+use canopy_buckets::{BucketMarker, Layout};
+use canopy_output::Durability;
+use canopy_types::{Article, Reject};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::merge::RunStats;
 use crate::method::Method;
 use crate::reuse::Reuse;
-use crate::site::{process_site, SiteOutput, SiteSettings};
-
-/// What ingest produced.
-#[derive(Default)]
-pub struct Ingested {
-    pub pages: Vec<PageRecord>,
-    /// Feed items by normalised URL (the first item seen for a URL wins).
-    pub feeds: HashMap<String, FeedItem>,
-    pub rejects: Vec<Reject>,
-    pub revisits: u64,
-    pub skipped: u64,
-    pub bytes: u64,
-}
-
-/// The outputs of a run, sorted.
-#[derive(Default)]
-pub struct RunOutput {
-    pub articles: Vec<Article>,
-    pub wrappers: Vec<WrapperRecord>,
-    pub summary: Vec<canopy_output::SummaryRow>,
-    pub rejects: Vec<Reject>,
-}
 
 /// Whether a file is a feed document (by name), as opposed to a WARC.
-fn is_feed_file(path: &Path) -> bool {
+pub fn is_feed_file(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
@@ -56,7 +39,7 @@ fn is_feed_file(path: &Path) -> bool {
         .any(|ext| name.ends_with(ext))
 }
 
-fn is_warc_file(path: &Path) -> bool {
+pub fn is_warc_file(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
@@ -97,123 +80,10 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Reads every input file. A file that cannot be read becomes a reject;
-/// the others go on.
-pub fn ingest(files: &[PathBuf], config: &Config, progress: &ProgressBar) -> Ingested {
-    let options = IngestOptions {
-        max_page_bytes: config.ingest.max_page_bytes,
-        max_decoded_bytes: config.ingest.max_decoded_bytes,
-    };
-    let mut out = Ingested::default();
-    for file in files {
-        let name = file.display().to_string();
-        progress.set_message(name.clone());
-        out.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-        if is_feed_file(file) && !is_warc_file(file) {
-            match canopy_ingest::read_feed_file(file) {
-                Ok(items) => add_feed_items(&mut out.feeds, items),
-                Err(reject) => out.rejects.push(reject),
-            }
-            progress.inc(1);
-            continue;
-        }
-        let result = canopy_ingest::read_warc(file, &options, &mut |event| match event {
-            Event::Page(page) => out.pages.push(page),
-            Event::Feed { items, .. } => add_feed_items(&mut out.feeds, items),
-            Event::Reject(r) => out.rejects.push(r),
-        });
-        match result {
-            Ok(stats) => {
-                out.revisits += stats.revisits;
-                out.skipped += stats.skipped;
-            }
-            Err(e) => out.rejects.push(Reject {
-                source: SourceRef {
-                    file: name,
-                    offset: None,
-                },
-                record_id: None,
-                url: None,
-                stage: "warc".into(),
-                reason: format!("cannot open: {e}"),
-            }),
-        }
-        progress.inc(1);
-    }
-    out
-}
-
-fn add_feed_items(feeds: &mut HashMap<String, FeedItem>, items: Vec<FeedItem>) {
-    for item in items {
-        feeds
-            .entry(canopy_ingest::normalize_url(&item.url))
-            .or_insert(item);
-    }
-}
-
-/// Runs the site stage over ingested pages.
-pub fn process(
-    ingested: &Ingested,
-    config: &Config,
-    method: Method,
-    progress: &ProgressBar,
-    reuse: Option<Arc<Reuse>>,
-) -> anyhow::Result<RunOutput> {
-    let mut settings = SiteSettings::new(config, method)?;
-    settings.reuse = reuse.clone();
-    let mut sites: BTreeMap<String, Vec<&PageRecord>> = BTreeMap::new();
-    for page in &ingested.pages {
-        sites
-            .entry(canopy_cluster::site_key(&page.url))
-            .or_default()
-            .push(page);
-    }
-    for pages in sites.values_mut() {
-        pages.sort_by(|a, b| (&a.url, &a.record_id).cmp(&(&b.url, &b.record_id)));
-    }
-    progress.set_length(sites.len() as u64);
-    let sites: Vec<(String, Vec<&PageRecord>)> = sites.into_iter().collect();
-    let outputs: Vec<SiteOutput> = sites
-        .par_iter()
-        // One site per task, so a large site does not hold back the small
-        // ones queued behind it on the same worker.
-        .with_max_len(1)
-        .map(|(site, pages)| {
-            let out = process_site(site, pages, &ingested.feeds, &settings);
-            progress.inc(1);
-            out
-        })
-        .collect();
-
-    let mut run = RunOutput {
-        rejects: ingested.rejects.clone(),
-        ..RunOutput::default()
-    };
-    for out in outputs {
-        run.articles.extend(out.articles);
-        run.wrappers.extend(out.wrappers);
-        run.summary.extend(out.summary);
-        run.rejects.extend(out.rejects);
-    }
-    if let Some(reuse) = &reuse {
-        reuse.carry_over(|s| sites.iter().any(|(t, _)| t == s), &mut run);
-    }
-    run.articles.sort_by(|a, b| {
-        (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(
-            &b.site,
-            &b.cluster,
-            &b.url,
-            &b.record_id,
-        ))
-    });
-    // Carried-over wrappers keep their cluster name, which may repeat
-    // tonight's: the template breaks the tie.
-    run.wrappers.sort_by(|a, b| {
-        (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
-    });
-    run.summary
-        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
-    run.rejects.sort_by(|a, b| {
+/// The order of `rejects.jsonl`: (file, offset, record_id, reason); equal
+/// keys keep input order.
+pub fn sort_rejects(rejects: &mut [Reject]) {
+    rejects.sort_by(|a, b| {
         (&a.source.file, a.source.offset, &a.record_id, &a.reason).cmp(&(
             &b.source.file,
             b.source.offset,
@@ -221,41 +91,6 @@ pub fn process(
             &b.reason,
         ))
     });
-    Ok(run)
-}
-
-/// Writes the four output files.
-pub fn write_outputs(out_dir: &Path, run: &RunOutput) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out_dir)
-        .with_context(|| format!("cannot create {}", out_dir.display()))?;
-    let ctx = || format!("cannot write into {}", out_dir.display());
-    write_jsonl(out_dir, "articles.jsonl", &run.articles).with_context(ctx)?;
-    write_jsonl(out_dir, "wrappers.jsonl", &run.wrappers).with_context(ctx)?;
-    write_summary(out_dir, &run.summary).with_context(ctx)?;
-    write_jsonl(out_dir, "rejects.jsonl", &run.rejects).with_context(ctx)?;
-    Ok(())
-}
-
-/// Writes the articles as a WET file: one `conversion` record per article,
-/// carrying its source response's `WARC-Date` and `WARC-Record-ID`.
-pub fn write_wet(path: &Path, ingested: &Ingested, run: &RunOutput) -> anyhow::Result<()> {
-    let dates: HashMap<&str, &str> = ingested
-        .pages
-        .iter()
-        .filter_map(|p| Some((p.record_id.as_str(), p.date.as_deref()?)))
-        .collect();
-    let records: Vec<canopy_output::wet::WetRecord<'_>> = run
-        .articles
-        .iter()
-        .map(|a| canopy_output::wet::WetRecord {
-            url: &a.url,
-            refers_to: &a.record_id,
-            date: dates.get(a.record_id.as_str()).copied(),
-            text: &a.text,
-        })
-        .collect();
-    canopy_output::wet::write_wet(path, &records)
-        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.
@@ -269,25 +104,112 @@ pub fn progress_bar(len: u64, what: &str) -> ProgressBar {
     bar
 }
 
-/// Runs the whole pipeline and writes its outputs; returns the run and the
-/// ingest figures for the summary line.
+/// Runs the whole pipeline into `out_dir` through the work folder `work`
+/// (default: a temporary folder inside `out_dir`, removed at the end; a
+/// given one is kept, and its finished ranks and buckets are not redone).
+/// Returns the run's figures and its wall time.
 pub fn run_all(
     inputs: &[PathBuf],
-    out_dir: Option<&Path>,
+    out_dir: &Path,
+    work: Option<&Path>,
     config: &Config,
     method: Method,
     reuse: Option<Arc<Reuse>>,
-) -> anyhow::Result<(Ingested, RunOutput, f64)> {
+) -> anyhow::Result<(RunStats, f64)> {
     let start = Instant::now();
     let files = expand_inputs(inputs)?;
-    let bar = progress_bar(files.len() as u64, "reading");
-    let ingested = ingest(&files, config, &bar);
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    // A work folder of our own is scratch, removed at the end: no fsyncs
+    // (about 400 of them, seconds on a busy disk). A given one is kept for
+    // reruns, so its files are synced like the scale-out steps'.
+    let temp;
+    let (work, durability) = match work {
+        Some(w) => (w, Durability::Synced),
+        None => {
+            temp = tempfile::Builder::new()
+                .prefix(".work-")
+                .tempdir_in(out_dir)
+                .with_context(|| format!("cannot create a work folder in {}", out_dir.display()))?;
+            (temp.path(), Durability::Unsynced)
+        }
+    };
+    let layout = Layout {
+        world_size: 1,
+        buckets: canopy_buckets::DEFAULT_BUCKETS,
+    };
+    let bar = progress_bar(0, "reading");
+    let (rank, _) = crate::partition::partition(&files, work, 0, layout, config, durability, &bar)?;
     bar.finish_and_clear();
+
+    // Buckets in parallel, and sites in parallel inside each: the pool
+    // stays busy when a bucket holds one large site.
+    let extracted = work.join("extracted");
     let bar = progress_bar(0, "sites");
-    let run = process(&ingested, config, method, &bar, reuse)?;
+    let _: Vec<BucketMarker> = (0..rank.buckets)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|k| {
+            let dir = canopy_buckets::bucket_out_dir(&extracted, k);
+            crate::extract::extract_bucket(
+                work,
+                k,
+                &dir,
+                config,
+                method,
+                reuse.clone(),
+                durability,
+                &bar,
+            )
+            .map(|(m, _)| m)
+        })
+        .collect::<anyhow::Result<_>>()?;
     bar.finish_and_clear();
-    if let Some(dir) = out_dir {
-        write_outputs(dir, &run)?;
+    let stats = crate::merge::merge(work, &extracted, out_dir)?;
+    Ok((stats, start.elapsed().as_secs_f64()))
+}
+
+/// Writes the articles of `articles` (an `articles.jsonl`) as a WET file:
+/// one `conversion` record per article, carrying its source response's
+/// `WARC-Date` and `WARC-Record-ID`. The articles are held in memory while
+/// the file is written (the `warcinfo` record's id and date depend on all of
+/// them).
+pub fn write_wet(path: &Path, articles: &Path) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(articles)
+        .with_context(|| format!("cannot read {}", articles.display()))?;
+    let articles: Vec<Article> = text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("invalid line in {}", articles.display()))?;
+    let records: Vec<canopy_output::wet::WetRecord<'_>> = articles
+        .iter()
+        .map(|a| canopy_output::wet::WetRecord {
+            url: &a.url,
+            refers_to: &a.record_id,
+            date: a.warc_date.as_deref(),
+            text: &a.text,
+        })
+        .collect();
+    canopy_output::wet::write_wet(path, &records)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// How many clusters of the run in `out_dir` got each `wrapper` status
+/// (`reused`, `relearned`, …), from its `summary.csv`.
+pub fn wrapper_statuses(out_dir: &Path) -> anyhow::Result<BTreeMap<String, usize>> {
+    let path = out_dir.join("summary.csv");
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let column = reader
+        .headers()?
+        .iter()
+        .position(|h| h == "wrapper")
+        .with_context(|| format!("no wrapper column in {}", path.display()))?;
+    let mut counts = BTreeMap::new();
+    for row in reader.records() {
+        let row = row.with_context(|| format!("invalid row in {}", path.display()))?;
+        *counts.entry(row[column].to_string()).or_insert(0) += 1;
     }
-    Ok((ingested, run, start.elapsed().as_secs_f64()))
+    Ok(counts)
 }

@@ -55,6 +55,8 @@ pub struct SiteSettings {
     pub dom: DomOptions,
     pub forest: ForestOptions,
     pub template_threshold: f64,
+    /// Most pages a wrapper is learned from (0: all); see [`learning_sample`].
+    pub max_learn_pages: usize,
     pub top_k: usize,
     pub signifiers: SignifierSource,
     pub clean: CleanOptions,
@@ -105,6 +107,7 @@ impl SiteSettings {
                 untyped: config.forest.untyped,
             },
             template_threshold: config.cluster.template_threshold,
+            max_learn_pages: config.forest.max_learn_pages,
             top_k: config.signifiers.top_k,
             signifiers,
             clean: CleanOptions {
@@ -369,7 +372,11 @@ fn choose_wrapper(
     }
     let may_learn = settings.reuse.as_ref().is_none_or(|r| r.learn);
     let wrapper = if may_learn && c.pages.len() >= 2 {
-        learn(c.pages, settings, analyzer)
+        learn(
+            &learning_sample(c.pages, settings.max_learn_pages),
+            settings,
+            analyzer,
+        )
     } else {
         None
     };
@@ -498,6 +505,16 @@ fn process_cluster(
         wrapper: chosen.status.name().to_string(),
     });
     chosen.claimed
+}
+
+/// At most `max` of a cluster's pages (all when `max` is 0), evenly spaced
+/// in their (URL) order, first page included: a deterministic sample to
+/// learn a very large cluster's wrapper from.
+fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
+    if max == 0 || pages.len() <= max {
+        return pages.to_vec();
+    }
+    (0..max).map(|i| pages[i * pages.len() / max]).collect()
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
@@ -682,6 +699,7 @@ fn add_outputs(
     article.site_name = meta.site_name;
     article.canonical_url = meta.canonical_url;
     article.top_image = meta.top_image;
+    article.warc_date = page.record.date.clone();
     if render.html || render.markdown {
         let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
         article.html = render.html.then(|| tree.html());
@@ -759,4 +777,18 @@ fn with_title(title: &str, text: &str) -> String {
         return title.to_string();
     }
     format!("{title}\n{text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::learning_sample;
+
+    #[test]
+    fn learning_sample_is_evenly_spaced_and_keeps_small_clusters() {
+        let pages: Vec<u32> = (0..10).collect();
+        assert_eq!(learning_sample(&pages, 0), pages);
+        assert_eq!(learning_sample(&pages, 10), pages);
+        assert_eq!(learning_sample(&pages, 4), vec![0, 2, 5, 7]);
+        assert_eq!(learning_sample(&pages, 1), vec![0]);
+    }
 }

@@ -32,6 +32,17 @@ pub struct SummaryRow {
     pub wrapper: String,
 }
 
+/// Whether an atomic write also waits for the data to reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// fsync before the rename: the file survives a machine crash whole.
+    Synced,
+    /// Rename only: still whole or absent if the process is killed, but a
+    /// machine crash may lose it. For scratch files that are removed at the
+    /// end of a run (each fsync costs tens of milliseconds on a busy disk).
+    Unsynced,
+}
+
 /// Writes `dir/name` atomically with `fill`.
 ///
 /// Temporary files left by an earlier run that was killed before its
@@ -41,6 +52,16 @@ pub struct SummaryRow {
 pub fn write_atomic(
     dir: &Path,
     name: &str,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    write_atomic_as(dir, name, Durability::Synced, fill)
+}
+
+/// [`write_atomic`] with a choice of [`Durability`].
+pub fn write_atomic_as(
+    dir: &Path,
+    name: &str,
+    durability: Durability,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     remove_stale_temps(dir, name);
@@ -53,7 +74,9 @@ pub fn write_atomic(
         fill(&mut w)?;
         w.flush()?;
     }
-    tmp.as_file().sync_all()?;
+    if durability == Durability::Synced {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(dir.join(name)).map_err(|e| e.error)?;
     Ok(())
 }
@@ -76,7 +99,17 @@ fn remove_stale_temps(dir: &Path, name: &str) {
 
 /// Writes one JSON object per line.
 pub fn write_jsonl<T: Serialize>(dir: &Path, name: &str, items: &[T]) -> io::Result<()> {
-    write_atomic(dir, name, |w| {
+    write_jsonl_as(dir, name, items, Durability::Synced)
+}
+
+/// [`write_jsonl`] with a choice of [`Durability`].
+pub fn write_jsonl_as<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    items: &[T],
+    durability: Durability,
+) -> io::Result<()> {
+    write_atomic_as(dir, name, durability, |w| {
         for item in items {
             serde_json::to_writer(&mut *w, item)?;
             w.write_all(b"\n")?;
@@ -87,7 +120,12 @@ pub fn write_jsonl<T: Serialize>(dir: &Path, name: &str, items: &[T]) -> io::Res
 
 /// Writes `summary.csv`.
 pub fn write_summary(dir: &Path, rows: &[SummaryRow]) -> io::Result<()> {
-    write_atomic(dir, "summary.csv", |w| {
+    write_summary_as(dir, rows, Durability::Synced)
+}
+
+/// [`write_summary`] with a choice of [`Durability`].
+pub fn write_summary_as(dir: &Path, rows: &[SummaryRow], durability: Durability) -> io::Result<()> {
+    write_atomic_as(dir, "summary.csv", durability, |w| {
         let mut csv = csv::Writer::from_writer(w);
         for row in rows {
             csv.serialize(row).map_err(io::Error::other)?;

@@ -94,6 +94,10 @@ pub struct Article {
     /// `og:image`, JSON-LD `image` or the article's first figure image, absolute.
     #[serde(default)]
     pub top_image: Option<String>,
+    /// `WARC-Date` of the source response record, as written there (when the
+    /// page was fetched; the date of its WET record).
+    #[serde(default)]
+    pub warc_date: Option<String>,
     /// The article as clean HTML (`--format html`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,

@@ -1,0 +1,281 @@
+//! Paths of the work directory and the completion markers.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use canopy_output::Durability;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::rank_name;
+
+/// The file name of a bucket's completion marker in its output folder.
+pub const BUCKET_MARKER: &str = "done.json";
+
+/// `WORK/bucket-KKKKK`.
+pub fn bucket_dir(work: &Path, bucket: u32) -> PathBuf {
+    work.join(format!("bucket-{bucket:05}"))
+}
+
+/// `OUT/buckets/bucket-KKKKK`.
+pub fn bucket_out_dir(out: &Path, bucket: u32) -> PathBuf {
+    out.join("buckets").join(format!("bucket-{bucket:05}"))
+}
+
+/// A finished rank: written last by `partition`, as `WORK/rank-RRRRR.done`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankMarker {
+    pub rank: u32,
+    pub world_size: u32,
+    pub buckets: u32,
+    /// Input files read by this rank, and their size in bytes.
+    pub files: u64,
+    pub bytes: u64,
+    /// Records spilled to buckets.
+    pub pages: u64,
+    pub feed_items: u64,
+    /// Lines of `WORK/rejects/rank-RRRRR.jsonl`.
+    pub rejects: u64,
+    pub revisits: u64,
+    pub skipped: u64,
+}
+
+/// A finished bucket: written last by `extract`, as
+/// `OUT/buckets/bucket-KKKKK/done.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BucketMarker {
+    pub bucket: u32,
+    pub sites: u64,
+    pub articles: u64,
+    /// Articles a wrapper served (the rest came from a page-level method).
+    pub by_wrapper: u64,
+    pub wrappers: u64,
+    /// Rows of the bucket's `summary.csv`.
+    pub clusters: u64,
+    /// Lines of the bucket's `rejects.jsonl` (pages over their time budget).
+    #[serde(default)]
+    pub rejects: u64,
+}
+
+/// The shape every rank of one partition agrees on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub world_size: u32,
+    pub buckets: u32,
+}
+
+/// Why a work directory cannot be used (yet).
+#[derive(Debug)]
+pub enum LayoutError {
+    /// Some ranks have not finished (or not started).
+    MissingRanks {
+        missing: Vec<u32>,
+        world_size: u32,
+    },
+    /// No rank has finished: nothing says what W is.
+    NoRanks,
+    /// Markers disagree with each other or with the flags given.
+    Mismatch(String),
+    Io(io::Error),
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayoutError::MissingRanks {
+                missing,
+                world_size,
+            } => {
+                let shown: Vec<String> = missing.iter().take(10).map(|r| r.to_string()).collect();
+                write!(
+                    f,
+                    "{} of {world_size} ranks have not finished partitioning (no marker for rank {}{})",
+                    missing.len(),
+                    shown.join(", "),
+                    if missing.len() > 10 { ", …" } else { "" }
+                )
+            }
+            LayoutError::NoRanks => write!(f, "no rank has finished partitioning (no rank-*.done)"),
+            LayoutError::Mismatch(m) => write!(f, "{m}"),
+            LayoutError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+impl From<io::Error> for LayoutError {
+    fn from(e: io::Error) -> Self {
+        LayoutError::Io(e)
+    }
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path) -> io::Result<Option<T>> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| io::Error::other(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn write_json<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    value: &T,
+    durability: Durability,
+) -> io::Result<()> {
+    canopy_output::write_atomic_as(dir, name, durability, |w| {
+        serde_json::to_writer(&mut *w, value)?;
+        w.write_all(b"\n")
+    })
+}
+
+pub fn read_rank_marker(work: &Path, rank: u32) -> io::Result<Option<RankMarker>> {
+    read_json(&work.join(format!("{}.done", rank_name(rank))))
+}
+
+pub fn write_rank_marker(
+    work: &Path,
+    marker: &RankMarker,
+    durability: Durability,
+) -> io::Result<()> {
+    write_json(
+        work,
+        &format!("{}.done", rank_name(marker.rank)),
+        marker,
+        durability,
+    )
+}
+
+pub fn read_bucket_marker(dir: &Path) -> io::Result<Option<BucketMarker>> {
+    read_json(&dir.join(BUCKET_MARKER))
+}
+
+pub fn write_bucket_marker(
+    dir: &Path,
+    marker: &BucketMarker,
+    durability: Durability,
+) -> io::Result<()> {
+    write_json(dir, BUCKET_MARKER, marker, durability)
+}
+
+/// The rank markers present in `work`, sorted by rank.
+fn rank_markers(work: &Path) -> io::Result<Vec<RankMarker>> {
+    let mut markers = Vec::new();
+    let entries = match std::fs::read_dir(work) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(markers),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.starts_with("rank-") && name.ends_with(".done") {
+            if let Some(m) = read_json::<RankMarker>(&path)? {
+                markers.push(m);
+            }
+        }
+    }
+    markers.sort_by_key(|m| m.rank);
+    Ok(markers)
+}
+
+/// Checks that the markers already in `work` were written with the same W
+/// and B as `layout` (a partition must not mix shapes).
+pub fn check_layout(work: &Path, layout: Layout) -> Result<(), LayoutError> {
+    for m in rank_markers(work)? {
+        if m.world_size != layout.world_size || m.buckets != layout.buckets {
+            return Err(LayoutError::Mismatch(format!(
+                "{} holds rank {} of a partition with --world-size {} --buckets {}, \
+                 not --world-size {} --buckets {}: use the same values for every rank, \
+                 or another work folder",
+                work.display(),
+                m.rank,
+                m.world_size,
+                m.buckets,
+                layout.world_size,
+                layout.buckets
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The layout of a finished partition: every rank 0..W has its marker and
+/// all agree. Returns the markers too (their counts feed the run summary).
+pub fn complete_layout(work: &Path) -> Result<(Layout, Vec<RankMarker>), LayoutError> {
+    let markers = rank_markers(work)?;
+    let first = markers.first().ok_or(LayoutError::NoRanks)?;
+    let layout = Layout {
+        world_size: first.world_size,
+        buckets: first.buckets,
+    };
+    check_layout(work, layout)?;
+    let missing: Vec<u32> = (0..layout.world_size)
+        .filter(|r| !markers.iter().any(|m| m.rank == *r))
+        .collect();
+    if !missing.is_empty() {
+        return Err(LayoutError::MissingRanks {
+            missing,
+            world_size: layout.world_size,
+        });
+    }
+    Ok((layout, markers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marker(rank: u32, world_size: u32, buckets: u32) -> RankMarker {
+        RankMarker {
+            rank,
+            world_size,
+            buckets,
+            ..RankMarker::default()
+        }
+    }
+
+    #[test]
+    fn layout_needs_every_rank_and_one_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path();
+        assert!(matches!(complete_layout(work), Err(LayoutError::NoRanks)));
+        write_rank_marker(work, &marker(0, 3, 8), Durability::Unsynced).unwrap();
+        write_rank_marker(work, &marker(2, 3, 8), Durability::Unsynced).unwrap();
+        match complete_layout(work) {
+            Err(LayoutError::MissingRanks { missing, .. }) => assert_eq!(missing, vec![1]),
+            other => panic!("{other:?}"),
+        }
+        assert!(check_layout(
+            work,
+            Layout {
+                world_size: 3,
+                buckets: 8
+            }
+        )
+        .is_ok());
+        assert!(matches!(
+            check_layout(
+                work,
+                Layout {
+                    world_size: 3,
+                    buckets: 16
+                }
+            ),
+            Err(LayoutError::Mismatch(_))
+        ));
+        write_rank_marker(work, &marker(1, 3, 8), Durability::Unsynced).unwrap();
+        let (layout, markers) = complete_layout(work).unwrap();
+        assert_eq!(
+            (layout.world_size, layout.buckets, markers.len()),
+            (3, 8, 3)
+        );
+        assert_eq!(read_rank_marker(work, 1).unwrap(), Some(marker(1, 3, 8)));
+    }
+}

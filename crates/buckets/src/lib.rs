@@ -1,0 +1,93 @@
+//! Per-site bucket files in a work directory: the shuffle by site that lets
+//! Canopy read a crawl once, in bounded memory, on one machine or many.
+//!
+//! `canopy partition` streams its share of the input files and spills each
+//! page record (and each feed item, keyed by the site of its URL) into
+//! bucket [`bucket_of`]`(site, B)`; `canopy extract` reads one bucket from
+//! every rank, one site at a time; `canopy merge` combines the buckets'
+//! sorted outputs with a streaming k-way merge. The layout:
+//!
+//! ```text
+//! WORK/rank-RRRRR.done                    marker: W, B and the rank's counts
+//! WORK/rejects/rank-RRRRR.jsonl           the rank's rejects, sorted
+//! WORK/bucket-KKKKK/rank-RRRRR.jsonl.gz   records, one gzip member each
+//! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each
+//! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,done.json}
+//! ```
+//!
+//! Every file is written to a temporary name and renamed when whole, and a
+//! rank's marker is written last, so a killed rank leaves nothing that
+//! `extract` reads (it refuses to start until all W markers exist).
+
+mod layout;
+mod merge;
+mod reader;
+mod writer;
+
+pub use layout::{
+    bucket_dir, bucket_out_dir, check_layout, complete_layout, read_bucket_marker,
+    read_rank_marker, write_bucket_marker, write_rank_marker, BucketMarker, Layout, LayoutError,
+    RankMarker, BUCKET_MARKER,
+};
+pub use merge::{article_key, merge_csv, merge_jsonl, reject_key, wrapper_key};
+pub use reader::{read_bucket_index, BucketReader, Entry};
+pub use writer::RankWriter;
+
+use canopy_types::{FeedItem, PageRecord};
+use serde::{Deserialize, Serialize};
+
+/// Buckets when `--buckets` is not given.
+pub const DEFAULT_BUCKETS: u32 = 64;
+
+/// The stable hash of a site key: XXH64 (seed 0) of its UTF-8 bytes. The
+/// algorithm is specified (xxhash.com) and does not change between Rust
+/// versions, machines or runs, unlike `std`'s `DefaultHasher`.
+pub fn site_hash(site: &str) -> u64 {
+    twox_hash::XxHash64::oneshot(0, site.as_bytes())
+}
+
+/// The bucket a site's records go to: `site_hash(site) mod buckets`.
+pub fn bucket_of(site: &str, buckets: u32) -> u32 {
+    (site_hash(site) % u64::from(buckets.max(1))) as u32
+}
+
+/// Where a record was read: the file's index in the sorted, expanded input
+/// list and the record's sequence number among the records kept from that
+/// file. Sorting by it restores the order a single reader sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct InputPos {
+    pub file: u32,
+    pub seq: u32,
+}
+
+/// What a bucket holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Item {
+    Page(PageRecord),
+    Feed(FeedItem),
+}
+
+/// One line of a bucket data file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub pos: InputPos,
+    pub item: Item,
+}
+
+fn rank_name(rank: u32) -> String {
+    format!("rank-{rank:05}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_hash_is_xxh64_seed_0() {
+        // Reference values of the XXH64 specification.
+        assert_eq!(site_hash(""), 0xEF46_DB37_51D8_E999);
+        assert_eq!(site_hash("abc"), 0x44BC_2CF5_AD77_0999);
+        assert_eq!(bucket_of("abc", 64), (0x44BC_2CF5_AD77_0999u64 % 64) as u32);
+    }
+}

@@ -1,0 +1,180 @@
+//! Reading one bucket from every rank: the index first (small), then each
+//! site's records by offset, so only the sites in progress are in memory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use flate2::read::GzDecoder;
+use serde::Deserialize;
+
+use crate::{bucket_dir, rank_name, InputPos, Record};
+
+/// Where one record of a bucket is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub rank: u32,
+    pub pos: InputPos,
+    /// A feed item (otherwise a page record).
+    pub feed: bool,
+    pub offset: u64,
+    pub len: u64,
+}
+
+#[derive(Deserialize)]
+struct IndexLine {
+    site: String,
+    pos: InputPos,
+    feed: bool,
+    offset: u64,
+    len: u64,
+}
+
+fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {what}", path.display()),
+    )
+}
+
+/// The index of bucket `bucket` over ranks `0..world_size`, by site. A rank
+/// with no record in the bucket has no file.
+pub fn read_bucket_index(
+    work: &Path,
+    bucket: u32,
+    world_size: u32,
+) -> io::Result<BTreeMap<String, Vec<Entry>>> {
+    let dir = bucket_dir(work, bucket);
+    let mut sites: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+    for rank in 0..world_size {
+        let path = dir.join(format!("{}.index.jsonl", rank_name(rank)));
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(invalid(&path, e)),
+        };
+        for line in BufReader::new(file).lines() {
+            let line = line.map_err(|e| invalid(&path, e))?;
+            let l: IndexLine = serde_json::from_str(&line).map_err(|e| invalid(&path, e))?;
+            sites.entry(l.site).or_default().push(Entry {
+                rank,
+                pos: l.pos,
+                feed: l.feed,
+                offset: l.offset,
+                len: l.len,
+            });
+        }
+    }
+    Ok(sites)
+}
+
+/// Reads records of one bucket by their index entries.
+pub struct BucketReader {
+    dir: PathBuf,
+}
+
+impl BucketReader {
+    pub fn new(work: &Path, bucket: u32) -> BucketReader {
+        BucketReader {
+            dir: bucket_dir(work, bucket),
+        }
+    }
+
+    /// The records at `entries`, in the order given.
+    pub fn load(&self, entries: &[Entry]) -> io::Result<Vec<Record>> {
+        let mut files: HashMap<u32, (PathBuf, File)> = HashMap::new();
+        let mut member = Vec::new();
+        let mut json = Vec::new();
+        let mut out = Vec::with_capacity(entries.len());
+        for e in entries {
+            let (path, file) = match files.entry(e.rank) {
+                std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    let path = self.dir.join(format!("{}.jsonl.gz", rank_name(e.rank)));
+                    let file = File::open(&path).map_err(|err| invalid(&path, err))?;
+                    v.insert((path, file))
+                }
+            };
+            member.resize(e.len as usize, 0);
+            file.seek(SeekFrom::Start(e.offset))
+                .and_then(|_| file.read_exact(&mut member))
+                .map_err(|err| invalid(path, err))?;
+            json.clear();
+            GzDecoder::new(&member[..])
+                .read_to_end(&mut json)
+                .map_err(|err| invalid(path, format!("record at {}: {err}", e.offset)))?;
+            let record: Record = serde_json::from_slice(&json)
+                .map_err(|err| invalid(path, format!("record at {}: {err}", e.offset)))?;
+            out.push(record);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{bucket_of, Item, RankWriter};
+    use canopy_types::{FeedItem, PageRecord, SourceRef};
+
+    fn page(url: &str, seq: u32) -> (String, Record) {
+        let site = url.split('/').nth(2).unwrap().to_string();
+        let record = Record {
+            pos: InputPos { file: 0, seq },
+            item: Item::Page(PageRecord {
+                url: url.into(),
+                record_id: format!("<urn:{seq}>"),
+                source: SourceRef {
+                    file: "a.warc.gz".into(),
+                    offset: Some(u64::from(seq) * 100),
+                },
+                status: Some(200),
+                charset: "UTF-8".into(),
+                html: format!("<p>page {seq} ünïcode</p>"),
+            }),
+        };
+        (site, record)
+    }
+
+    #[test]
+    fn records_come_back_by_site_and_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path();
+        let mut records = vec![
+            page("http://a.example/1", 0),
+            page("http://b.example/1", 1),
+            page("http://a.example/2", 2),
+        ];
+        records.push((
+            "a.example".into(),
+            Record {
+                pos: InputPos { file: 1, seq: 0 },
+                item: Item::Feed(FeedItem {
+                    url: "http://a.example/1".into(),
+                    title: "T".into(),
+                    description: "D".into(),
+                }),
+            },
+        ));
+        let mut writer = RankWriter::new(work, 1, 4, canopy_output::Durability::Synced);
+        writer.write_batch(&records).unwrap();
+        writer.finish().unwrap();
+
+        let bucket = bucket_of("a.example", 4);
+        let index = read_bucket_index(work, bucket, 2).unwrap();
+        let entries = &index["a.example"];
+        assert_eq!(entries.len(), 3);
+        assert!(entries.iter().all(|e| e.rank == 1));
+        assert_eq!(entries.iter().filter(|e| e.feed).count(), 1);
+        let loaded = BucketReader::new(work, bucket).load(entries).unwrap();
+        let expected: Vec<Record> = [0, 2, 3].iter().map(|&i| records[i].1.clone()).collect();
+        assert_eq!(loaded, expected);
+        // No temporary file is left behind.
+        let names: Vec<String> = std::fs::read_dir(bucket_dir(work, bucket))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    }
+}

@@ -1,0 +1,255 @@
+//! `canopy extract`: one bucket, from every rank's bucket file, one site at
+//! a time (rayon across sites): cluster, learn wrappers, extract
+//! ([`crate::site`]); the bucket's outputs are written sorted, then its
+//! completion marker.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use canopy_buckets::{BucketMarker, BucketReader, Entry, Item, LayoutError};
+use canopy_output::{write_jsonl_as, write_summary_as, Durability};
+use canopy_types::{FeedItem, PageRecord};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use crate::config::{Config, SignifierSource};
+use crate::method::Method;
+use crate::reuse::Reuse;
+use crate::site::{process_site, SiteOutput, SiteSettings};
+
+#[derive(clap::Args)]
+pub struct ExtractArgs {
+    /// Work folder written by `canopy partition` (every rank must have finished).
+    #[arg(long)]
+    work: PathBuf,
+    /// The bucket to extract, 0 to B-1.
+    #[arg(long)]
+    bucket: u32,
+    /// Output folder: the bucket's files go to OUT/buckets/bucket-KKKKK/.
+    #[arg(long)]
+    out: PathBuf,
+    /// Where signifiers come from (default: the config's, "tfidf").
+    #[arg(long, value_enum)]
+    signifiers: Option<SignifierSource>,
+    /// Signifiers kept per page (default 10).
+    #[arg(long)]
+    top_k: Option<usize>,
+    /// Extraction method, as for `run`.
+    #[arg(long, default_value = "forest")]
+    method: Method,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Settings file overlaid on configs/default.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Article renderings: text, html, markdown (as for `run`).
+    #[arg(long = "format", value_enum, value_delimiter = ',')]
+    formats: Vec<crate::config::Format>,
+    /// Last run's wrappers.jsonl, as for `run --wrappers`.
+    #[arg(long)]
+    wrappers: Option<PathBuf>,
+}
+
+/// A site's pages (sorted by URL, then input order) and its feed items by
+/// normalised URL (the first in input order wins), as `run` always had.
+fn site_input(
+    records: Vec<canopy_buckets::Record>,
+) -> (Vec<PageRecord>, HashMap<String, FeedItem>) {
+    let mut records = records;
+    records.sort_by_key(|r| r.pos);
+    let mut pages = Vec::new();
+    let mut feeds = HashMap::new();
+    for r in records {
+        match r.item {
+            Item::Page(p) => pages.push(p),
+            Item::Feed(f) => {
+                feeds
+                    .entry(canopy_ingest::normalize_url(&f.url))
+                    .or_insert(f);
+            }
+        }
+    }
+    // Stable: equal (url, record_id) keep input order.
+    pages.sort_by(|a, b| (&a.url, &a.record_id).cmp(&(&b.url, &b.record_id)));
+    (pages, feeds)
+}
+
+/// Extracts bucket `bucket` of `work` into `dir`. Returns its marker and
+/// whether it had already been done (then nothing is read or written).
+pub fn extract_bucket(
+    work: &Path,
+    bucket: u32,
+    dir: &Path,
+    config: &Config,
+    method: Method,
+    reuse: Option<Arc<Reuse>>,
+    durability: Durability,
+    progress: &ProgressBar,
+) -> anyhow::Result<(BucketMarker, bool)> {
+    if let Some(done) = canopy_buckets::read_bucket_marker(dir)? {
+        return Ok((done, true));
+    }
+    let (layout, _) = canopy_buckets::complete_layout(work)?;
+    anyhow::ensure!(
+        bucket < layout.buckets,
+        "--bucket {bucket} is not below the partition's {} buckets",
+        layout.buckets
+    );
+    let mut settings = SiteSettings::new(config, method)?;
+    settings.reuse = reuse.clone();
+    let index = canopy_buckets::read_bucket_index(work, bucket, layout.world_size)?;
+    let reader = BucketReader::new(work, bucket);
+    let sites: Vec<(String, Vec<Entry>)> = index.into_iter().collect();
+    progress.inc_length(sites.len() as u64);
+    let outputs: Vec<SiteOutput> = sites
+        .par_iter()
+        // One site per task, so a large site does not hold back the small
+        // ones queued behind it on the same worker; only the sites in
+        // progress are in memory.
+        .with_max_len(1)
+        .map(|(site, entries)| {
+            let (pages, feeds) = site_input(reader.load(entries)?);
+            let refs: Vec<&PageRecord> = pages.iter().collect();
+            let out = process_site(site, &refs, &feeds, &settings);
+            progress.inc(1);
+            Ok(out)
+        })
+        .collect::<std::io::Result<_>>()?;
+
+    let mut out = SiteOutput::default();
+    for o in outputs {
+        out.articles.extend(o.articles);
+        out.wrappers.extend(o.wrappers);
+        out.summary.extend(o.summary);
+        out.rejects.extend(o.rejects);
+    }
+    if let Some(reuse) = &reuse {
+        // Saved wrappers of this bucket's sites that sent no page tonight go
+        // on unchanged; the bad lines of the saved file are reported once,
+        // by bucket 0.
+        let ours = |s: &str| canopy_buckets::bucket_of(s, layout.buckets) == bucket;
+        out.wrappers.extend(
+            reuse
+                .saved
+                .unseen_sites(|s| !ours(s) || sites.iter().any(|(t, _)| t == s)),
+        );
+        if bucket == 0 {
+            out.rejects.extend(reuse.rejects.iter().cloned());
+        }
+    }
+    out.articles.sort_by(|a, b| {
+        (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(
+            &b.site,
+            &b.cluster,
+            &b.url,
+            &b.record_id,
+        ))
+    });
+    // Carried-over wrappers keep their cluster name, which may repeat
+    // tonight's: the template breaks the tie.
+    out.wrappers.sort_by(|a, b| {
+        (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
+    });
+    crate::run::sort_rejects(&mut out.rejects);
+    out.summary
+        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let ctx = || format!("cannot write into {}", dir.display());
+    write_jsonl_as(dir, "articles.jsonl", &out.articles, durability).with_context(ctx)?;
+    write_jsonl_as(dir, "wrappers.jsonl", &out.wrappers, durability).with_context(ctx)?;
+    write_summary_as(dir, &out.summary, durability).with_context(ctx)?;
+    write_jsonl_as(dir, "rejects.jsonl", &out.rejects, durability).with_context(ctx)?;
+    let marker = BucketMarker {
+        bucket,
+        sites: sites.len() as u64,
+        articles: out.articles.len() as u64,
+        by_wrapper: out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64,
+        wrappers: out.wrappers.len() as u64,
+        clusters: out.summary.len() as u64,
+        rejects: out.rejects.len() as u64,
+    };
+    canopy_buckets::write_bucket_marker(dir, &marker, durability).with_context(ctx)?;
+    Ok((marker, false))
+}
+
+/// `canopy extract`: exit 0 when the bucket is done, 2 when the partition
+/// is not complete (a rank marker is missing), on bad usage or on an
+/// unreadable work folder or unwritable output folder.
+pub fn command(args: ExtractArgs) -> ExitCode {
+    let (config, method) = match crate::resolve_settings(
+        args.config.as_deref(),
+        args.signifiers,
+        args.top_k,
+        args.threads,
+        args.method,
+        &args.formats,
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let reuse = match args
+        .wrappers
+        .as_deref()
+        .map(|path| Reuse::load(path, &config.reuse, true))
+        .transpose()
+    {
+        Ok(r) => r.map(Arc::new),
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(code) = crate::start_threads(config.run.threads) {
+        return code;
+    }
+    let dir = canopy_buckets::bucket_out_dir(&args.out, args.bucket);
+    let bar = crate::run::progress_bar(0, "sites");
+    let result = extract_bucket(
+        &args.work,
+        args.bucket,
+        &dir,
+        &config,
+        method,
+        reuse,
+        Durability::Synced,
+        &bar,
+    );
+    bar.finish_and_clear();
+    match result {
+        Ok((m, already)) => {
+            eprintln!(
+                "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper",
+                m.bucket,
+                if already { " was already done" } else { "" },
+                m.sites,
+                m.articles,
+                m.clusters,
+                m.wrappers,
+                m.by_wrapper
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if let Some(LayoutError::MissingRanks { .. } | LayoutError::NoRanks) =
+                e.downcast_ref::<LayoutError>()
+            {
+                eprintln!(
+                    "canopy: cannot extract bucket {} from {}: {e:#}",
+                    args.bucket,
+                    args.work.display()
+                );
+            } else {
+                eprintln!("canopy: {e:#}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! `canopy merge`: the buckets' sorted outputs and the ranks' rejects,
+//! combined by a streaming k-way merge into the four files `run` writes,
+//! in the same order, each atomically.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use canopy_buckets::{
+    article_key, bucket_out_dir, merge_csv, merge_jsonl, reject_key, wrapper_key,
+};
+use canopy_output::write_atomic;
+
+/// What a finished run (or merge) adds up to, for the summary line.
+#[derive(Debug, Default, Clone)]
+pub struct RunStats {
+    pub bytes: u64,
+    pub articles: u64,
+    pub by_wrapper: u64,
+    pub wrappers: u64,
+    pub clusters: u64,
+    pub revisits: u64,
+    pub skipped: u64,
+    pub rejects: u64,
+}
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Work folder written by `canopy partition`.
+    #[arg(long)]
+    work: PathBuf,
+    /// Output folder holding buckets/ from `canopy extract`; the merged files go here.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Merges the outputs of every bucket under `buckets_root/buckets/` and the
+/// rejects of every rank of `work` into `out`.
+pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<RunStats> {
+    let (layout, ranks) = canopy_buckets::complete_layout(work)?;
+    let mut stats = RunStats::default();
+    for r in &ranks {
+        stats.bytes += r.bytes;
+        stats.revisits += r.revisits;
+        stats.skipped += r.skipped;
+        stats.rejects += r.rejects;
+    }
+    let mut dirs = Vec::with_capacity(layout.buckets as usize);
+    let mut missing = Vec::new();
+    for k in 0..layout.buckets {
+        let dir = bucket_out_dir(buckets_root, k);
+        match canopy_buckets::read_bucket_marker(&dir)? {
+            Some(m) => {
+                stats.articles += m.articles;
+                stats.by_wrapper += m.by_wrapper;
+                stats.wrappers += m.wrappers;
+                stats.clusters += m.clusters;
+                stats.rejects += m.rejects;
+            }
+            None => missing.push(k),
+        }
+        dirs.push(dir);
+    }
+    anyhow::ensure!(
+        missing.is_empty(),
+        "{} of {} buckets have not been extracted into {} (bucket {:?}{})",
+        missing.len(),
+        layout.buckets,
+        buckets_root.join("buckets").display(),
+        &missing[..missing.len().min(10)],
+        if missing.len() > 10 { ", …" } else { "" }
+    );
+    let files = |name: &str| -> Vec<PathBuf> { dirs.iter().map(|d| d.join(name)).collect() };
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let ctx = || format!("cannot write into {}", out.display());
+    write_atomic(out, "articles.jsonl", |w| {
+        merge_jsonl(&files("articles.jsonl"), article_key, w).map(drop)
+    })
+    .with_context(ctx)?;
+    write_atomic(out, "wrappers.jsonl", |w| {
+        merge_jsonl(&files("wrappers.jsonl"), wrapper_key, w).map(drop)
+    })
+    .with_context(ctx)?;
+    write_atomic(out, "summary.csv", |w| {
+        merge_csv(&files("summary.csv"), 2, w).map(drop)
+    })
+    .with_context(ctx)?;
+    // The ranks' (ingest) and the buckets' (time budget) rejects.
+    let rejects: Vec<PathBuf> = (0..layout.world_size)
+        .map(|r| work.join("rejects").join(format!("rank-{r:05}.jsonl")))
+        .chain(files("rejects.jsonl"))
+        .collect();
+    write_atomic(out, "rejects.jsonl", |w| {
+        merge_jsonl(&rejects, reject_key, w).map(drop)
+    })
+    .with_context(ctx)?;
+    Ok(stats)
+}
+
+/// `canopy merge`: exit 0, 1 when some records were rejected (as `run`),
+/// 2 when a rank or bucket is not finished or the output cannot be written.
+pub fn command(args: MergeArgs) -> ExitCode {
+    match merge(&args.work, &args.out, &args.out) {
+        Ok(stats) => {
+            eprintln!(
+                "canopy: merged {} pages, {} clusters, {} wrappers, {} rejected into {}",
+                stats.articles,
+                stats.clusters,
+                stats.wrappers,
+                stats.rejects,
+                args.out.display()
+            );
+            ExitCode::from(if stats.rejects == 0 { 0 } else { 1 })
+        }
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
