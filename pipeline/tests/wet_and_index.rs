@@ -57,8 +57,8 @@ fn articles(out: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// (type, target URI, refers-to, text) of every record, digests verified.
-fn read_wet(path: &Path) -> Vec<(WarcRecordType, String, String, String)> {
+/// (type, target URI, refers-to, date, text) of every record, digests verified.
+fn read_wet(path: &Path) -> Vec<(WarcRecordType, String, String, String, String)> {
     let options = ArchiveIteratorOptions {
         parse_http: false,
         ..ArchiveIteratorOptions::default()
@@ -76,9 +76,10 @@ fn read_wet(path: &Path) -> Vec<(WarcRecordType, String, String, String)> {
                 .map(|v| v.into_owned())
                 .unwrap_or_default()
         };
-        let (uri, refers) = (
+        let (uri, refers, date) = (
             header(WarcHeader::WarcTargetUri),
             header(WarcHeader::WarcRefersTo),
+            header(WarcHeader::WarcDate),
         );
         let mut text = String::new();
         record
@@ -86,7 +87,7 @@ fn read_wet(path: &Path) -> Vec<(WarcRecordType, String, String, String)> {
             .unwrap()
             .read_to_string(&mut text)
             .unwrap();
-        out.push((record.record_type(), uri, refers, text));
+        out.push((record.record_type(), uri, refers, date, text));
     }
     out
 }
@@ -106,11 +107,36 @@ fn wet_matches_articles_and_is_byte_identical_across_thread_counts() {
     let records = read_wet(&one.join("big9.warc.gz"));
     assert_eq!(records.len(), articles.len() + 1);
     assert_eq!(records[0].0, WarcRecordType::WarcInfo);
-    for ((kind, uri, refers, text), article) in records[1..].iter().zip(&articles) {
+    for ((kind, uri, refers, date, text), article) in records[1..].iter().zip(&articles) {
+        // big9's responses are dated 2005-06-01..2017-06-01.
+        assert!(date.starts_with("20") && date.ends_with('Z'), "{date}");
         assert_eq!(*kind, WarcRecordType::Conversion);
         assert_eq!(uri, article["url"].as_str().unwrap());
         assert_eq!(refers, article["record_id"].as_str().unwrap());
         assert_eq!(text, article["text"].as_str().unwrap());
+    }
+}
+
+#[test]
+fn invalid_source_dates_get_the_warcinfo_date() {
+    // ClueWeb09 dates such as 2008-10-294T05:21:46-0700 are not ISO 8601.
+    let warc = corpus("warc/resiliparse").join("clueweb-quirk.warc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let wet = out.join("quirk.warc");
+    canopy(&[
+        "run".as_ref(),
+        warc.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--wet".as_ref(),
+        wet.as_os_str(),
+    ]);
+    let records = read_wet(&wet);
+    assert_eq!(records.len(), articles(&out).len() + 1);
+    assert!(records.len() > 20);
+    for record in &records {
+        assert_eq!(record.3, "1970-01-01T00:00:00Z");
     }
 }
 
