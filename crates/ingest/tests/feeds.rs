@@ -159,3 +159,32 @@ fn corpus_feed_items_join_to_manifest_urls() {
     }
     let _ = corpora();
 }
+
+/// Fuzzing regressions (`crates/fuzz`, target `feed`): a second XML
+/// declaration naming an encoding made quick-xml (under feed-rs) panic.
+/// The two crash inputs as found, and a small hand-made one: all are
+/// errors, not panics. A declaration only at the start (after a BOM and
+/// whitespace) is fine, and `<?xml-stylesheet` is not a declaration.
+#[test]
+fn a_second_xml_declaration_is_an_error_not_a_panic() {
+    let read = |name: &str| {
+        std::fs::read(format!(
+            "{}/tests/fuzz_regressions/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let first = read("feed-crash-7d8ced22.xml");
+    let second = read("feed-crash-4164bfb2.xml");
+    let small: &[u8] = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>t</title>\
+        <image><title>i</title><link>http://a/<?xml version=\"1.0\" encoding=\"UTF-8\"?></link></image>\
+        <item><title>x</title><link>http://a/x</link></item></channel></rss>";
+    for doc in [first.as_slice(), second.as_slice(), small] {
+        let err = canopy_ingest::parse_feed(doc, None).unwrap_err();
+        assert!(err.contains("XML declaration not at the start"), "{err}");
+    }
+    let fine: &[u8] = b"\xEF\xBB\xBF <?xml version=\"1.0\"?><?xml-stylesheet href=\"s.xsl\"?><rss version=\"2.0\"><channel><title>t</title>\
+        <item><title>x</title><link>http://a/x</link></item></channel></rss>";
+    let items = canopy_ingest::parse_feed(fine, None).unwrap();
+    assert_eq!(items[0].url, "http://a/x");
+}
