@@ -65,10 +65,16 @@ pub fn write_atomic_as(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     remove_stale_temps(dir, name);
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&format!(".{name}.")).suffix(".tmp");
+    // tempfile creates 0600 files; an output is for others to read, so it
+    // gets the mode `File::create` gives (0666 less the umask).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder.tempfile_in(dir)?;
     {
         let mut w = BufWriter::new(tmp.as_file());
         fill(&mut w)?;
@@ -169,6 +175,16 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+        // The mode a file made by `File::create` gets (0666 less the umask),
+        // not tempfile's 0600.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let plain = dir.path().join("plain");
+            std::fs::File::create(&plain).unwrap();
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&dir.path().join("a.jsonl")), mode(&plain));
+        }
     }
 
     #[test]
