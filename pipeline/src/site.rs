@@ -166,13 +166,13 @@ pub fn process_site(
     // strings), so it moves to the site's task once built.
     // A page whose parse passes its budget is rejected here and takes no
     // part in clustering or learning; the rest of the site goes on.
-    let parsed: Vec<Result<Page<'_>, Reject>> = records
+    let parsed: Vec<Result<Page<'_>, Box<Reject>>> = records
         .par_iter()
         .map(|record| {
             let start = Instant::now();
             let deadline = Deadline::after(settings.page_budget);
             let doc = Document::parse_within(&record.html, &settings.dom, deadline)
-                .map_err(|over| settings.budget_reject(record, &over.to_string()))?;
+                .map_err(|over| Box::new(settings.budget_reject(record, &over.to_string())))?;
             let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
             let lang = detect_language(doc.lang(), &sample);
             let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
@@ -190,7 +190,7 @@ pub fn process_site(
     for page in parsed {
         match page {
             Ok(page) => pages.push(page),
-            Err(reject) => out.rejects.push(reject),
+            Err(reject) => out.rejects.push(*reject),
         }
     }
 
