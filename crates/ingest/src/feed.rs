@@ -1,5 +1,6 @@
 //! Web feeds (RSS 0.9x/1.0/2.0, Atom, JSON Feed) to [`FeedItem`]s.
 
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 
 use canopy_types::{FeedItem, Reject, SourceRef};
@@ -19,8 +20,19 @@ pub fn parse_feed(bytes: &[u8], base_uri: Option<&str>) -> Result<Vec<FeedItem>,
         return Err("feed parse error: XML declaration not at the start of the document".into());
     }
     let parser = feed_rs::parser::Builder::new().base_uri(base_uri).build();
-    let feed = parser
-        .parse(bytes)
+    // quick-xml (under feed-rs) has panicked on fuzzed input the check above
+    // does not catch (a malformed declaration followed by `<?xml-sty…`):
+    // a panic in the parser is this feed's error, never the run's end. (The
+    // parser is dropped after a panic, so no broken state is seen again.)
+    let feed = std::panic::catch_unwind(AssertUnwindSafe(|| parser.parse(bytes)))
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            format!("feed parse error: the XML parser failed ({what})")
+        })?
         .map_err(|e| format!("feed parse error: {e}"))?;
     let base = base_uri.and_then(|b| url::Url::parse(b).ok());
     let items: Vec<FeedItem> = feed

@@ -188,3 +188,17 @@ fn a_second_xml_declaration_is_an_error_not_a_panic() {
     let items = canopy_ingest::parse_feed(fine, None).unwrap();
     assert_eq!(items[0].url, "http://a/x");
 }
+
+/// The third `feed` fuzz crash: a malformed first declaration, then
+/// `<?xml-sty…`, still makes quick-xml panic; the panic is caught and the
+/// feed rejected with a reason.
+#[test]
+fn a_panic_in_the_xml_parser_is_the_feeds_error() {
+    let doc = std::fs::read(format!(
+        "{}/tests/fuzz_regressions/feed-crash-f0d237b6.xml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let err = canopy_ingest::parse_feed(&doc, None).unwrap_err();
+    assert!(err.starts_with("feed parse error"), "{err}");
+}

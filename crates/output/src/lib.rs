@@ -65,8 +65,9 @@ pub fn write_atomic_as(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     remove_stale_temps(dir, name);
+    let prefix = format!(".{name}.");
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&format!(".{name}.")).suffix(".tmp");
+    builder.prefix(&prefix).suffix(".tmp");
     // tempfile creates 0600 files; an output is for others to read, so it
     // gets the mode `File::create` gives (0666 less the umask).
     #[cfg(unix)]
