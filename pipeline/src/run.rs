@@ -127,6 +127,7 @@ pub fn run_all(
     let (work, durability) = match work {
         Some(w) => (w, Durability::Synced),
         None => {
+            remove_stale_work(out_dir);
             temp = tempfile::Builder::new()
                 .prefix(".work-")
                 .tempdir_in(out_dir)
@@ -167,6 +168,20 @@ pub fn run_all(
     bar.finish_and_clear();
     let stats = crate::merge::merge(work, &extracted, out_dir)?;
     Ok((stats, start.elapsed().as_secs_f64()))
+}
+
+/// Removes the `.work-*` folders that runs killed before their end left in
+/// `out_dir` (a finished run removes its own). Best effort, like the
+/// removal of stale temporaries in `canopy_output`; two runs into one
+/// folder at once are not supported.
+fn remove_stale_work(out_dir: &Path) {
+    for entry in std::fs::read_dir(out_dir).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(".work-")
+            && entry.file_type().is_ok_and(|t| t.is_dir())
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Writes the articles of `articles` (an `articles.jsonl`) as a WET file:

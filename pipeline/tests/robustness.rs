@@ -938,12 +938,15 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         for entry in std::fs::read_dir(&out).into_iter().flatten() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
-                names.contains(&name.as_str()) || name.ends_with(".tmp") && name.starts_with('.'),
+                names.contains(&name.as_str())
+                    || name.ends_with(".tmp") && name.starts_with('.')
+                    || name.starts_with(".work-"),
                 "kill {i}: unexpected file {name}"
             );
         }
     }
-    // What a kill between creating a temporary and renaming it leaves.
+    // What a kill between creating a temporary and renaming it leaves (the
+    // kills above may also have left `run`'s scratch work folders).
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join(".articles.jsonl.k1ll3d.tmp"), "half").unwrap();
     let rerun = run(&[&input], &out, &["--threads", "2"]);
