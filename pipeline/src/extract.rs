@@ -15,7 +15,7 @@ use canopy_types::{FeedItem, PageRecord};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::config::{Config, SignifierSource};
+use crate::config::Config;
 use crate::method::Method;
 use crate::reuse::Reuse;
 use crate::site::{process_site, SiteOutput, SiteSettings};
@@ -31,24 +31,8 @@ pub struct ExtractArgs {
     /// Output folder: the bucket's files go to OUT/buckets/bucket-KKKKK/.
     #[arg(long)]
     out: PathBuf,
-    /// Where signifiers come from (default: the config's, "tfidf").
-    #[arg(long, value_enum)]
-    signifiers: Option<SignifierSource>,
-    /// Signifiers kept per page (default 10).
-    #[arg(long)]
-    top_k: Option<usize>,
-    /// Extraction method, as for `run`.
-    #[arg(long, default_value = "forest")]
-    method: Method,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Settings file overlaid on configs/default.toml.
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Article renderings: text, html, markdown (as for `run`).
-    #[arg(long = "format", value_enum, value_delimiter = ',')]
-    formats: Vec<crate::config::Format>,
+    #[command(flatten)]
+    settings: crate::SettingsArgs,
     /// Last run's wrappers.jsonl, as for `run --wrappers`.
     #[arg(long)]
     wrappers: Option<PathBuf>,
@@ -181,14 +165,7 @@ pub fn extract_bucket(
 /// is not complete (a rank marker is missing), on bad usage or on an
 /// unreadable work folder or unwritable output folder.
 pub fn command(args: ExtractArgs) -> ExitCode {
-    let (config, method) = match crate::resolve_settings(
-        args.config.as_deref(),
-        args.signifiers,
-        args.top_k,
-        args.threads,
-        args.method,
-        &args.formats,
-    ) {
+    let (config, method) = match args.settings.resolve() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("canopy: {e:#}");

@@ -75,15 +75,8 @@ struct ApplyArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Settings file overlaid on configs/default.toml.
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Article renderings: text, html, markdown (as for `run`).
-    #[arg(long = "format", value_enum, value_delimiter = ',')]
-    formats: Vec<config::Format>,
+    #[command(flatten)]
+    settings: SettingsArgs,
     /// Also write the articles as WET (as for `run`).
     #[arg(long)]
     wet: Option<PathBuf>,
@@ -94,16 +87,51 @@ impl From<ApplyArgs> for RunArgs {
         RunArgs {
             inputs: a.inputs,
             out: a.out,
-            signifiers: None,
-            top_k: None,
-            method: Method::Forest,
-            threads: a.threads,
-            config: a.config,
+            settings: a.settings,
             wrappers: Some(a.wrappers),
-            formats: a.formats,
             wet: a.wet,
             work: None,
         }
+    }
+}
+
+/// The settings flags of `run`, `wrappers apply` and `extract`, overlaid
+/// on the config file (every step of one run must get the same).
+#[derive(clap::Args)]
+pub struct SettingsArgs {
+    /// Where signifiers come from (default: the config's, "tfidf").
+    #[arg(long, value_enum)]
+    signifiers: Option<SignifierSource>,
+    /// Signifiers kept per page (default 10).
+    #[arg(long)]
+    top_k: Option<usize>,
+    /// Extraction method: forest, forest-feeds, coverage, or a page-level
+    /// method (docs/algorithms.md).
+    #[arg(long, default_value = "forest")]
+    method: Method,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Settings file overlaid on configs/default.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Article renderings: text, html, markdown (comma-separated or repeated;
+    /// `text` is always written).
+    #[arg(long = "format", value_enum, value_delimiter = ',')]
+    formats: Vec<config::Format>,
+}
+
+impl SettingsArgs {
+    /// The config file overlaid with these flags.
+    pub fn resolve(&self) -> anyhow::Result<(Config, Method)> {
+        resolve_settings(
+            self.config.as_deref(),
+            self.signifiers,
+            self.top_k,
+            self.threads,
+            self.method,
+            &self.formats,
+        )
     }
 }
 
@@ -115,29 +143,12 @@ struct RunArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
-    /// Where signifiers come from (default: the config's, "tfidf").
-    #[arg(long, value_enum)]
-    signifiers: Option<SignifierSource>,
-    /// Signifiers kept per page (default 10).
-    #[arg(long)]
-    top_k: Option<usize>,
-    /// Extraction method: forest, forest-feeds, coverage, wlr, cnr, wnr, clr.
-    #[arg(long, default_value = "forest")]
-    method: Method,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Settings file overlaid on configs/default.toml.
-    #[arg(long)]
-    config: Option<PathBuf>,
+    #[command(flatten)]
+    settings: SettingsArgs,
     /// Last run's wrappers.jsonl: reuse the wrappers whose template still
     /// fits, relearn the drifted ones (docs/wrappers.md).
     #[arg(long)]
     wrappers: Option<PathBuf>,
-    /// Article renderings: text, html, markdown (comma-separated or repeated;
-    /// `text` is always written).
-    #[arg(long = "format", value_enum, value_delimiter = ',')]
-    formats: Vec<config::Format>,
     /// Also write the articles as WET (WARC conversion records) to this file
     /// (.warc.gz: one gzip member per record; .warc: plain).
     #[arg(long)]
@@ -149,19 +160,8 @@ struct RunArgs {
     work: Option<PathBuf>,
 }
 
-/// Resolves the settings from the config file and the flags.
-fn settings(args: &RunArgs) -> anyhow::Result<(Config, Method)> {
-    resolve_settings(
-        args.config.as_deref(),
-        args.signifiers,
-        args.top_k,
-        args.threads,
-        args.method,
-        &args.formats,
-    )
-}
-
-/// The config file overlaid with the flags `run` and `extract` share.
+/// The config file overlaid with settings flags (`partition` passes only
+/// its own).
 fn resolve_settings(
     config: Option<&Path>,
     signifiers: Option<SignifierSource>,
@@ -220,7 +220,7 @@ fn parent_dir(path: &Path) -> &Path {
 
 /// `learn`: false for `wrappers apply` (extraction only).
 fn run(args: RunArgs, learn: bool) -> ExitCode {
-    let (config, method) = match settings(&args) {
+    let (config, method) = match args.settings.resolve() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("canopy: {e:#}");
