@@ -62,15 +62,14 @@ fn site_input(
     (pages, feeds)
 }
 
-/// Extracts bucket `bucket` of `work` into `dir`. Returns its marker and
-/// whether it had already been done (then nothing is read or written).
+/// Extracts bucket `bucket` of `work` into `dir` with `settings` (and its
+/// saved wrappers, if any). Returns its marker and whether it had already
+/// been done (then nothing is read or written).
 pub fn extract_bucket(
     work: &Path,
     bucket: u32,
     dir: &Path,
-    config: &Config,
-    method: Method,
-    reuse: Option<Arc<Reuse>>,
+    settings: &SiteSettings,
     durability: Durability,
     progress: &ProgressBar,
 ) -> anyhow::Result<(BucketMarker, bool)> {
@@ -83,8 +82,6 @@ pub fn extract_bucket(
         "--bucket {bucket} is not below the partition's {} buckets",
         layout.buckets
     );
-    let mut settings = SiteSettings::new(config, method)?;
-    settings.reuse = reuse.clone();
     let index = canopy_buckets::read_bucket_index(work, bucket, layout.world_size)?;
     let reader = BucketReader::new(work, bucket);
     let sites: Vec<(String, Vec<Entry>)> = index.into_iter().collect();
@@ -98,7 +95,7 @@ pub fn extract_bucket(
         .map(|(site, entries)| {
             let (pages, feeds) = site_input(reader.load(entries)?);
             let refs: Vec<&PageRecord> = pages.iter().collect();
-            let out = process_site(site, &refs, &feeds, &settings);
+            let out = process_site(site, &refs, &feeds, settings);
             progress.inc(1);
             Ok(out)
         })
@@ -111,7 +108,7 @@ pub fn extract_bucket(
         out.summary.extend(o.summary);
         out.rejects.extend(o.rejects);
     }
-    if let Some(reuse) = &reuse {
+    if let Some(reuse) = &settings.reuse {
         // Saved wrappers of this bucket's sites that sent no page tonight go
         // on unchanged; the bad lines of the saved file are reported once,
         // by bucket 0.
@@ -161,6 +158,21 @@ pub fn extract_bucket(
     Ok((marker, false))
 }
 
+/// The site stage's settings, with the saved wrappers of `wrappers` (read
+/// for learning: drifted ones are relearned).
+fn site_settings(
+    config: &Config,
+    method: Method,
+    wrappers: Option<&Path>,
+) -> anyhow::Result<SiteSettings> {
+    let mut settings = SiteSettings::new(config, method)?;
+    settings.reuse = wrappers
+        .map(|path| Reuse::load(path, &config.reuse, true))
+        .transpose()?
+        .map(Arc::new);
+    Ok(settings)
+}
+
 /// `canopy extract`: exit 0 when the bucket is done, 2 when the partition
 /// is not complete (a rank marker is missing), on bad usage or on an
 /// unreadable work folder or unwritable output folder.
@@ -172,13 +184,8 @@ pub fn command(args: ExtractArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let reuse = match args
-        .wrappers
-        .as_deref()
-        .map(|path| Reuse::load(path, &config.reuse, true))
-        .transpose()
-    {
-        Ok(r) => r.map(Arc::new),
+    let settings = match site_settings(&config, method, args.wrappers.as_deref()) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
@@ -193,9 +200,7 @@ pub fn command(args: ExtractArgs) -> ExitCode {
         &args.work,
         args.bucket,
         &dir,
-        &config,
-        method,
-        reuse,
+        &settings,
         Durability::Synced,
         &bar,
     );

@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::merge::RunStats;
 use crate::method::Method;
 use crate::reuse::Reuse;
+use crate::site::SiteSettings;
 
 /// Whether a file is a feed document (by name), as opposed to a WARC.
 pub fn is_feed_file(path: &Path) -> bool {
@@ -146,23 +147,16 @@ pub fn run_all(
     // Buckets in parallel, and sites in parallel inside each: the pool
     // stays busy when a bucket holds one large site.
     let extracted = work.join("extracted");
+    let mut settings = SiteSettings::new(config, method)?;
+    settings.reuse = reuse;
     let bar = progress_bar(0, "sites");
     let _: Vec<BucketMarker> = (0..rank.buckets)
         .into_par_iter()
         .with_max_len(1)
         .map(|k| {
             let dir = canopy_buckets::bucket_out_dir(&extracted, k);
-            crate::extract::extract_bucket(
-                work,
-                k,
-                &dir,
-                config,
-                method,
-                reuse.clone(),
-                durability,
-                &bar,
-            )
-            .map(|(m, _)| m)
+            crate::extract::extract_bucket(work, k, &dir, &settings, durability, &bar)
+                .map(|(m, _)| m)
         })
         .collect::<anyhow::Result<_>>()?;
     bar.finish_and_clear();
