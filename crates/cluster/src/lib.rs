@@ -6,10 +6,11 @@
 //!   step of a path written `tag#id.class` with id and class in tolerant
 //!   form (first token, digits dropped), hashed with a stable hash
 //!   ([`path_hash`]: xxHash64, seed 0), so signatures can be saved to disk
-//!   and compared with tonight's pages by any later build.
+//!   and compared with tonight's pages by any later build; and the same
+//!   paths with the ancestors by tag alone (see [`Signature::similarity`]).
 //! - [`group_templates`]: average-linkage agglomerative clustering of a
-//!   site's pages by the Jaccard similarity of their signatures, merging
-//!   while the best pair of groups is at least `threshold` similar.
+//!   site's pages by [`Signature::similarity`], merging while the best pair
+//!   of groups is at least `threshold` similar.
 
 use std::hash::Hasher;
 
@@ -41,9 +42,17 @@ pub fn path_hash(parent: u64, label: &str) -> u64 {
     h.finish()
 }
 
-/// A page's structure: the sorted, distinct hashes of its tag paths.
+/// A page's structure, seen two ways: the sorted, distinct hashes of its
+/// tag paths with every step's id and class (`full`), and of its paths with
+/// only the last step's (`own`: ancestors by tag alone). The second view
+/// exists because one section class high up (`div.education` vs
+/// `div.sport` around the same layout) makes every full path below it
+/// differ between two pages of one template.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Signature(Vec<u64>);
+pub struct Signature {
+    full: Vec<u64>,
+    own: Vec<u64>,
+}
 
 /// `tag#id.class`, id and class in tolerant form.
 fn step_label(tag: &str, id: Option<&str>, class: Option<&str>, out: &mut String) {
@@ -72,61 +81,83 @@ impl Signature {
     pub fn of(doc: &Document) -> Signature {
         let body = doc.body();
         let end = doc.node(body).end;
-        // Path hash of each element, indexed relative to body.
+        // Full path hash and bare tag path hash of each element, indexed
+        // relative to body.
         let mut paths = vec![0u64; end - body];
+        let mut tag_paths = vec![0u64; end - body];
         let mut label = String::new();
-        let mut hashes = Vec::new();
+        let mut full = Vec::new();
+        let mut own = Vec::new();
         for n in body..end {
             let NodeData::Element(e) = &doc.node(n).data else {
                 continue;
             };
             step_label(&e.tag, doc.attr(n, "id"), doc.attr(n, "class"), &mut label);
-            let parent = doc
-                .node(n)
-                .parent
-                .filter(|&p| p >= body)
-                .map_or(0, |p| paths[p - body]);
-            let hash = path_hash(parent, &label);
-            paths[n - body] = hash;
-            hashes.push(hash);
+            let parent = doc.node(n).parent.filter(|&p| p >= body);
+            let (parent_path, parent_tags) =
+                parent.map_or((0, 0), |p| (paths[p - body], tag_paths[p - body]));
+            paths[n - body] = path_hash(parent_path, &label);
+            tag_paths[n - body] = path_hash(parent_tags, &e.tag);
+            full.push(paths[n - body]);
+            own.push(path_hash(parent_tags, &label));
         }
-        hashes.sort_unstable();
-        hashes.dedup();
-        Signature(hashes)
+        Signature {
+            full: sorted_set(full),
+            own: sorted_set(own),
+        }
     }
 
-    /// Builds a signature from raw hashes (tests, saved wrappers).
-    pub fn from_hashes(mut hashes: Vec<u64>) -> Signature {
-        hashes.sort_unstable();
-        hashes.dedup();
-        Signature(hashes)
+    /// Builds a signature from raw full-path hashes (tests, saved wrappers).
+    pub fn from_hashes(hashes: Vec<u64>) -> Signature {
+        let full = sorted_set(hashes);
+        Signature {
+            own: full.clone(),
+            full,
+        }
     }
 
-    /// Jaccard similarity of two signatures (1 for two empty ones).
+    /// How similar two pages' structures are: the Jaccard similarity of
+    /// their full paths or of their own-label paths, whichever is higher
+    /// (two pages share a template if either view says so).
+    pub fn similarity(&self, other: &Signature) -> f64 {
+        jaccard(&self.full, &other.full).max(jaccard(&self.own, &other.own))
+    }
+
+    /// Jaccard similarity of the full tag paths (1 for two empty ones).
     pub fn jaccard(&self, other: &Signature) -> f64 {
-        let (a, b) = (&self.0, &other.0);
-        if a.is_empty() && b.is_empty() {
-            return 1.0;
-        }
-        let (mut i, mut j, mut common) = (0, 0, 0usize);
-        while i < a.len() && j < b.len() {
-            match a[i].cmp(&b[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    common += 1;
-                    i += 1;
-                    j += 1;
-                }
+        jaccard(&self.full, &other.full)
+    }
+
+    /// The full-path hashes (what a saved template sketch holds).
+    pub fn hashes(&self) -> &[u64] {
+        &self.full
+    }
+}
+
+fn sorted_set(mut hashes: Vec<u64>) -> Vec<u64> {
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// Jaccard similarity of two sorted hash sets (1 for two empty ones).
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
             }
         }
-        common as f64 / (a.len() + b.len() - common) as f64
     }
-
-    /// The hashes.
-    pub fn hashes(&self) -> &[u64] {
-        &self.0
-    }
+    common as f64 / (a.len() + b.len() - common) as f64
 }
 
 /// Groups pages by template: returns, for each page, the index of its group.
@@ -137,7 +168,7 @@ pub fn group_templates(pages: &[Signature], threshold: f64) -> Vec<usize> {
     let mut sim = vec![0.0f64; n * n];
     for i in 0..n {
         for j in i + 1..n {
-            let s = pages[i].jaccard(&pages[j]);
+            let s = pages[i].similarity(&pages[j]);
             sim[i * n + j] = s;
             sim[j * n + i] = s;
         }
@@ -231,7 +262,27 @@ mod tests {
         let body = path_hash(0, "body");
         let div = path_hash(body, "div#main");
         let p = path_hash(div, "p");
-        assert_eq!(s, Signature::from_hashes(vec![body, div, p]));
+        assert_eq!(s.hashes(), Signature::from_hashes(vec![body, div, p]).hashes());
+    }
+
+    #[test]
+    fn a_section_class_high_up_does_not_split_one_layout() {
+        // One layout, two sections: every full path below the section's
+        // wrapper differs, the paths by own label do not.
+        let layout = |section: &str| {
+            format!(
+                "<body><div id=main><div class={section}><div id=header><h2>h</h2></div>\
+                 <div id=story><h1>t</h1><p>a</p><p>b</p></div>\
+                 <div id=footer><ul><li>x</li></ul></div></div></div></body>"
+            )
+        };
+        let (a, b) = (sig(&layout("education")), sig(&layout("science")));
+        assert!(a.jaccard(&b) < 0.3, "full paths: {}", a.jaccard(&b));
+        assert!(a.similarity(&b) > 0.8, "own labels: {}", a.similarity(&b));
+        assert_eq!(group_templates(&[a, b], 0.3), [0, 0]);
+        // Another layout stays apart by both views.
+        let c = sig("<body><table><tr><td>2</td></tr></table></body>");
+        assert!(sig(&layout("education")).similarity(&c) < 0.3);
     }
 
     #[test]

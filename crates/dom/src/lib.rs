@@ -110,6 +110,74 @@ pub struct Document {
 }
 
 /// Elements dropped with their whole subtree.
+/// Build handles that open a flat comment section: old blog layouts put
+/// reader comments in the article's own container, after an empty fragment
+/// anchor (`<h2><a id="comments"></a>Comments</h2>`, `<a name="comments">`)
+/// that the drop list names. An anchor is where a fragment link lands, so
+/// everything from it on is the comments: the anchor's heading (or inline
+/// wrapper) and every later sibling of it are dropped. Only an empty `<a>`
+/// without `href` counts: a link or an icon with a "comment" class says
+/// nothing about where the comments begin.
+fn comment_section_starts(
+    build: &[sink::BuildNode],
+    drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
+) -> std::collections::HashSet<u32> {
+    let mut starts = std::collections::HashSet::new();
+    for (handle, node) in build.iter().enumerate() {
+        let BuildData::Element { attrs } = &node.data else {
+            continue;
+        };
+        let is_marker = node.name.local == local_name!("a")
+            && node.first_child == NONE
+            && !attrs.iter().any(|a| a.name.local == local_name!("href"))
+            && attrs
+                .iter()
+                .any(|a| matches!(&*a.name.local, "id" | "name"))
+            && drop(&named_as_id(attrs));
+        if !is_marker {
+            continue;
+        }
+        // Climb out of headings and inline wrappers to the block that
+        // starts the section.
+        let mut start = handle as u32;
+        loop {
+            let parent = build[start as usize].parent;
+            if parent == NONE {
+                break;
+            }
+            let tag = &build[parent as usize].name.local;
+            let wrapper = matches!(
+                &**tag,
+                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "span" | "b" | "strong" | "em" | "font"
+                    | "p"
+            );
+            if !wrapper {
+                break;
+            }
+            start = parent;
+        }
+        let mut sibling = start;
+        while sibling != NONE {
+            starts.insert(sibling);
+            sibling = build[sibling as usize].next;
+        }
+    }
+    starts
+}
+
+/// An anchor's `name` read as its `id`, so the drop list's test (which
+/// looks at `id` and `class`) applies to `<a name="comments">` too.
+fn named_as_id(attrs: &[html5ever::Attribute]) -> Vec<html5ever::Attribute> {
+    attrs
+        .iter()
+        .filter(|a| matches!(&*a.name.local, "id" | "name"))
+        .map(|a| html5ever::Attribute {
+            name: html5ever::QualName::new(None, html5ever::ns!(), local_name!("id")),
+            value: a.value.clone(),
+        })
+        .collect()
+}
+
 fn is_dropped_tag(tag: &LocalName) -> bool {
     matches!(
         *tag,
@@ -257,6 +325,7 @@ impl Document {
     /// Lays out the kept nodes of the build tree in depth-first order.
     fn from_build_tree(sink: Sink, drop: &dyn Fn(&[html5ever::Attribute]) -> bool) -> Document {
         let build = sink.nodes.into_inner();
+        let comment_sections = comment_section_starts(&build, drop);
         let mut doc = Document::default();
         // The root element: the document's first element child (`html`).
         let mut root = build[0].first_child;
@@ -301,7 +370,10 @@ impl Document {
                             // "comments-open", must not empty the document.
                             let structural = parent.is_none() || tag == local_name!("body");
                             if !structural
-                                && (is_dropped_tag(&tag) || is_hidden(attrs) || drop(attrs))
+                                && (is_dropped_tag(&tag)
+                                    || is_hidden(attrs)
+                                    || drop(attrs)
+                                    || comment_sections.contains(&handle))
                             {
                                 if tag == local_name!("script") && is_json_ld(attrs) {
                                     doc.json_ld.push(build_text(&build, handle));

@@ -124,6 +124,31 @@ fn id_and_class_filters_drop_subtrees() {
 }
 
 #[test]
+fn an_empty_comment_anchor_drops_the_flat_section_after_it() {
+    // The layout of old blog engines: comments are paragraphs in the
+    // article's own container, after a heading that holds the anchor.
+    let html = "<body><div class=content><h3>Title</h3><p>Story.</p>\
+                <p class=posted>Posted by K</p>\
+                <h2><a id=\"comments\"></a>Comments</h2><p>First!</p><p>Posted by: X</p></div>\
+                <div id=sidebar>About</div></body>";
+    let options = DomOptions {
+        drop_id_class: vec!["comment".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(html, &options);
+    assert_eq!(doc.inner_text(doc.body()), "Title\nStory.\nPosted by K\nAbout");
+    // `<a name=...>` is an anchor too; a link to the comments or an icon
+    // with a comment class is not, and drops only itself.
+    let named = "<body><p>Story.</p><a name=comments></a><p>Reader</p></body>";
+    let doc = Document::parse(named, &options);
+    assert_eq!(doc.inner_text(doc.body()), "Story.");
+    let linked = "<body><p>Story <a href=#comments id=comments-link></a>.</p><p>More.</p>\
+                  <span class=comment-icon></span><p>End.</p></body>";
+    let doc = Document::parse(linked, &options);
+    assert_eq!(doc.inner_text(doc.body()), "Story .\nMore.\nEnd.");
+}
+
+#[test]
 fn root_and_body_are_never_dropped() {
     let html = "<html style='display:none'><body class='single comments-open' hidden><p>text</p></body></html>";
     let options = DomOptions {
