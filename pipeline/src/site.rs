@@ -647,7 +647,7 @@ fn page_level_article(
                     outermost.push(n);
                 }
             }
-            let nodes = outermost;
+            let nodes = with_prose_siblings(&page.doc, outermost);
             let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
             (text, nodes)
         }
@@ -671,6 +671,67 @@ fn page_level_article(
     let kept = Kept::new(&page.doc, &Residue::default(), &options);
     add_outputs(&mut article, page, &nodes, &kept, render);
     article
+}
+
+/// A page-level selection made of prose elements (a run of paragraphs)
+/// often stops where the article goes on past a subheading: the methods
+/// score blocks, and a paragraph between two headings is its own block.
+/// Every sibling of a selected prose element that is prose too (paragraph,
+/// subheading, quote, list), outside the selection and not mostly links,
+/// joins it: a page-level stand-in for what a wrapper's every-match XPath
+/// does across sibling pages.
+fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
+    const PROSE: &[&str] = &[
+        "p",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "ul",
+        "ol",
+    ];
+    let is_prose = |n: NodeId| PROSE.contains(&doc.tag(n));
+    let mut out = nodes.clone();
+    for &n in &nodes {
+        if !is_prose(n) {
+            continue;
+        }
+        let Some(parent) = doc.node(n).parent else {
+            continue;
+        };
+        for sibling in doc.children(parent) {
+            if is_prose(sibling)
+                && !nodes
+                    .iter()
+                    .any(|&m| doc.contains(m, sibling) || doc.contains(sibling, m))
+                && !mostly_links(doc, sibling)
+            {
+                out.push(sibling);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether half or more of an element's text is link text.
+fn mostly_links(doc: &Document, n: NodeId) -> bool {
+    let text = doc.inner_text(n);
+    let all = text.chars().filter(|c| !c.is_whitespace()).count();
+    let links: usize = (n..doc.node(n).end)
+        .filter(|&m| doc.tag(m) == "a" && !doc.node(m).parent.is_some_and(|p| doc.tag(p) == "a"))
+        .map(|m| {
+            doc.inner_text(m)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .count()
+        })
+        .sum();
+    all == 0 || 2 * links >= all
 }
 
 /// Fills an article's metadata, and the renderings asked for, from the
@@ -781,7 +842,35 @@ fn with_title(title: &str, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::learning_sample;
+    use super::{learning_sample, with_prose_siblings};
+    use canopy_dom::{Document, DomOptions};
+
+    #[test]
+    fn a_prose_selection_gains_its_prose_siblings_only() {
+        let doc = Document::parse(
+            "<body><div id=post><h1>T</h1><p>First part.</p><h2>Then</h2><p>Second part.</p>\
+             <ul><li><a href=/a>Related one</a></li><li><a href=/b>Related two</a></li></ul>\
+             <div>Share</div></div><div id=side><p>About me.</p></div></body>",
+            &DomOptions::default(),
+        );
+        let first = (0..doc.len())
+            .find(|&n| doc.inner_text(n) == "First part." && doc.tag(n) == "p")
+            .unwrap();
+        let text = |nodes: Vec<usize>| -> Vec<String> {
+            nodes.into_iter().map(|n| doc.inner_text(n)).collect()
+        };
+        // The subheading and the next paragraph join; the heading `h1`, the
+        // link list, the `div` and the other column's paragraph do not.
+        assert_eq!(
+            text(with_prose_siblings(&doc, vec![first])),
+            ["First part.", "Then", "Second part."]
+        );
+        // A selected container is left as it is.
+        let post = (0..doc.len())
+            .find(|&n| doc.attr(n, "id") == Some("post"))
+            .unwrap();
+        assert_eq!(with_prose_siblings(&doc, vec![post]), vec![post]);
+    }
 
     #[test]
     fn learning_sample_is_evenly_spaced_and_keeps_small_clusters() {

@@ -262,7 +262,10 @@ mod tests {
         let body = path_hash(0, "body");
         let div = path_hash(body, "div#main");
         let p = path_hash(div, "p");
-        assert_eq!(s.hashes(), Signature::from_hashes(vec![body, div, p]).hashes());
+        assert_eq!(
+            s.hashes(),
+            Signature::from_hashes(vec![body, div, p]).hashes()
+        );
     }
 
     #[test]

@@ -148,7 +148,16 @@ fn comment_section_starts(
             let tag = &build[parent as usize].name.local;
             let wrapper = matches!(
                 &**tag,
-                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "span" | "b" | "strong" | "em" | "font"
+                "h1" | "h2"
+                    | "h3"
+                    | "h4"
+                    | "h5"
+                    | "h6"
+                    | "span"
+                    | "b"
+                    | "strong"
+                    | "em"
+                    | "font"
                     | "p"
             );
             if !wrapper {

@@ -136,7 +136,10 @@ fn an_empty_comment_anchor_drops_the_flat_section_after_it() {
         ..Default::default()
     };
     let doc = Document::parse(html, &options);
-    assert_eq!(doc.inner_text(doc.body()), "Title\nStory.\nPosted by K\nAbout");
+    assert_eq!(
+        doc.inner_text(doc.body()),
+        "Title\nStory.\nPosted by K\nAbout"
+    );
     // `<a name=...>` is an anchor too; a link to the comments or an icon
     // with a comment class is not, and drops only itself.
     let named = "<body><p>Story.</p><a name=comments></a><p>Reader</p></body>";
