@@ -489,7 +489,7 @@ fn process_cluster(
                 .as_ref()
                 .map(|w| w.apply(&page.doc))
                 .unwrap_or_default();
-            let kept = Kept::new(&page.doc, &residue, &settings.clean);
+            let kept = Kept::new(&page.doc, &nodes, &residue, &settings.clean);
             add_outputs(&mut article, page, &nodes, &kept, settings.render);
             article
         };
@@ -668,7 +668,7 @@ fn page_level_article(
         lang: page.lang.code().to_string(),
         ..Article::default()
     };
-    let kept = Kept::new(&page.doc, &Residue::default(), &options);
+    let kept = Kept::new(&page.doc, &nodes, &Residue::default(), &options);
     add_outputs(&mut article, page, &nodes, &kept, render);
     article
 }

@@ -12,6 +12,11 @@
 //!   row…) at least `link_density` of whose text is link text is a link
 //!   list; a paragraph, which is prose even with links in it, only when
 //!   `paragraph_link_density` of its text is links.
+//! - **Labelled boxes.** A block element whose first text is template
+//!   residue (the box's label: "Also in Lifestyle", "New & Notable") and
+//!   at least half of `link_density` of whose text is links is a template
+//!   box of headlines with bylines and blurbs, unless it holds half of the
+//!   selection's text or more.
 
 use std::collections::{HashMap, HashSet};
 
@@ -112,11 +117,21 @@ pub struct Kept<'a> {
     chars: Vec<u32>,
     link_chars: Vec<u32>,
     residue_chars: Vec<u32>,
+    /// Whether a node's first text (in document order) is residue: the
+    /// template's label of a box ("Also in Lifestyle", "Most popular").
+    labelled_by_residue: Vec<bool>,
+    /// The selection the kept nodes are read from.
+    roots: Vec<NodeId>,
 }
 
 impl<'a> Kept<'a> {
     /// Counts what the keep rule needs over the whole document.
-    pub fn new(doc: &'a Document, residue: &Residue, options: &CleanOptions) -> Kept<'a> {
+    pub fn new(
+        doc: &'a Document,
+        roots: &[NodeId],
+        residue: &Residue,
+        options: &CleanOptions,
+    ) -> Kept<'a> {
         let mut chars = vec![0u32; doc.len()];
         let mut link_chars = vec![0u32; doc.len()];
         let mut residue_chars = vec![0u32; doc.len()];
@@ -136,12 +151,30 @@ impl<'a> Kept<'a> {
                 residue_chars[p] += residue_chars[n];
             }
         }
+        // First text node at or after each index, then whether it lies
+        // inside the node and is residue.
+        let mut next_text = vec![usize::MAX; doc.len() + 1];
+        for n in (0..doc.len()).rev() {
+            next_text[n] = if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
+                n
+            } else {
+                next_text[n + 1]
+            };
+        }
+        let labelled_by_residue = (0..doc.len())
+            .map(|n| {
+                let first = next_text[n];
+                first < doc.node(n).end && residue_chars[first] > 0
+            })
+            .collect();
         Kept {
             doc,
             options: options.clone(),
             chars,
             link_chars,
             residue_chars,
+            labelled_by_residue,
+            roots: roots.to_vec(),
         }
     }
 
@@ -175,9 +208,21 @@ impl<'a> Kept<'a> {
                     tag if is_list_block(tag) => self.options.link_density,
                     _ => return true,
                 };
-                let dense = self.chars[n] > 0
-                    && f64::from(self.link_chars[n]) >= limit * f64::from(self.chars[n]);
-                !dense
+                let share = |part: u32, whole: u32| f64::from(part) / f64::from(whole.max(1));
+                let dense = self.chars[n] > 0 && share(self.link_chars[n], self.chars[n]) >= limit;
+                // A box that opens with a template label and is partly
+                // links ("Also in Lifestyle" + headlines, authors, blurbs)
+                // is the template's too, unless it is most of the selection
+                // (a short post that opens with "via <link>").
+                let labelled_box = is_list_block(doc.tag(n))
+                    && self.labelled_by_residue[n]
+                    && share(self.link_chars[n], self.chars[n]) >= limit / 2.0
+                    && self
+                        .roots
+                        .iter()
+                        .find(|&&r| doc.contains(r, n))
+                        .is_some_and(|&r| share(self.chars[n], self.chars[r]) < 0.5);
+                !dense && !labelled_box
             }
         }
     }
@@ -191,7 +236,7 @@ pub fn clean_text(
     residue: &Residue,
     options: &CleanOptions,
 ) -> String {
-    let kept = Kept::new(doc, residue, options);
+    let kept = Kept::new(doc, roots, residue, options);
     let mut text = String::new();
     for &root in roots {
         let t = doc.inner_text_where(root, &|n| kept.keeps(n));
@@ -237,6 +282,33 @@ mod tests {
             clean_text(&pages[0], &[div], &residue, &options),
             "Hosts Jason, Michael and Elliot talk."
         );
+    }
+
+    #[test]
+    fn a_box_under_a_template_label_goes_unless_it_is_the_selection() {
+        let page = |story: &str, blurb: &str| {
+            doc(&format!(
+                "<body><div id=a><p>{story}</p><p>{story}</p><div><b>Also in Lifestyle</b>\
+                 <p><a href=/x>{blurb} wins the prize</a> by {blurb} Jones</p></div></div></body>"
+            ))
+        };
+        let pages = [
+            page("A long first story, told over many words here.", "Once"),
+            page("The second story, also long enough to matter.", "Twice"),
+        ];
+        let refs: Vec<&Document> = pages.iter().collect();
+        let residue = Residue::learn(&refs);
+        let div = |d: &Document| (0..d.len()).find(|&n| d.tag(n) == "div").unwrap();
+        let options = CleanOptions::default();
+        assert_eq!(
+            clean_text(&pages[0], &[div(&pages[0])], &residue, &options),
+            "A long first story, told over many words here.\nA long first story, told over many words here."
+        );
+        // Selected alone, the box is the selection: it stays.
+        let inner = (div(&pages[0]) + 1..pages[0].len())
+            .find(|&n| pages[0].tag(n) == "div")
+            .unwrap();
+        assert!(clean_text(&pages[0], &[inner], &residue, &options).contains("Once Jones"));
     }
 
     #[test]
