@@ -189,6 +189,38 @@ impl<'a> Kept<'a> {
         n
     }
 
+    /// Whether text node `n` stands on a line of its own inside its block:
+    /// the inline elements around it (up to the block) have nothing but
+    /// line breaks, rules, blocks or white space on either side. Old
+    /// layouts put a whole column in one cell and separate its lines with
+    /// `<br>`: there a line is what a block is elsewhere.
+    fn on_own_line(&self, n: NodeId, block: NodeId) -> bool {
+        let doc = self.doc;
+        let mut top = n;
+        while let Some(p) = doc.node(top).parent {
+            if p == block {
+                break;
+            }
+            top = p;
+        }
+        let siblings: Vec<NodeId> = doc.children(block).collect();
+        let Some(at) = siblings.iter().position(|&s| s == top) else {
+            return false;
+        };
+        let separates = |s: NodeId| match doc.text(s) {
+            Some(t) => t.trim().is_empty(),
+            None => matches!(doc.tag(s), "br" | "hr") || is_block(doc.tag(s)),
+        };
+        let before = siblings[..at]
+            .iter()
+            .rev()
+            .find(|&&s| doc.text(s).is_none_or(|t| !t.trim().is_empty()));
+        let after = siblings[at + 1..]
+            .iter()
+            .find(|&&s| doc.text(s).is_none_or(|t| !t.trim().is_empty()));
+        before.is_none_or(|&s| separates(s)) && after.is_none_or(|&s| separates(s))
+    }
+
     /// Whether node `n` is kept (its ancestors are tested separately: a
     /// node under a dropped one is dropped with it).
     pub fn keeps(&self, n: NodeId) -> bool {
@@ -199,7 +231,7 @@ impl<'a> Kept<'a> {
             // ("…, Michael Fabiano and …") is the article's.
             Some(_) if self.residue_chars[n] > 0 => {
                 let block = self.block_of(n);
-                self.residue_chars[block] < self.chars[block]
+                self.residue_chars[block] < self.chars[block] && !self.on_own_line(n, block)
             }
             Some(_) => true,
             None => {
@@ -309,6 +341,38 @@ mod tests {
             .find(|&n| pages[0].tag(n) == "div")
             .unwrap();
         assert!(clean_text(&pages[0], &[inner], &residue, &options).contains("Once Jones"));
+    }
+
+    #[test]
+    fn a_recurring_line_between_breaks_goes_in_a_one_cell_column() {
+        let page = |story: &str| {
+            doc(&format!(
+                "<body><table><tr><td>{story}<br><br><a href=/s><span>Subscriptions &gt;</span></a>\
+                 <br>More of {story}</td></tr></table></body>"
+            ))
+        };
+        let pages = [page("First story."), page("Second story.")];
+        let refs: Vec<&Document> = pages.iter().collect();
+        let residue = Residue::learn(&refs);
+        let td = (0..pages[0].len())
+            .find(|&n| pages[0].tag(n) == "td")
+            .unwrap();
+        let options = CleanOptions {
+            residue: true,
+            link_density: 1.1,
+            paragraph_link_density: 1.1,
+        };
+        assert_eq!(
+            clean_text(&pages[0], &[td], &residue, &options),
+            "First story.\nMore of First story."
+        );
+        // Inside a line of prose the same words stay.
+        let inline = doc("<body><p>See <a>Subscriptions &gt;</a> for more.</p></body>");
+        let p = (0..inline.len()).find(|&n| inline.tag(n) == "p").unwrap();
+        assert_eq!(
+            clean_text(&inline, &[p], &residue, &options),
+            "See Subscriptions > for more."
+        );
     }
 
     #[test]
