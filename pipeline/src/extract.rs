@@ -3,15 +3,17 @@
 //! ([`crate::site`]); the bucket's outputs are written sorted, then its
 //! completion marker.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use canopy_buckets::{BucketMarker, BucketReader, Entry, Item, LayoutError};
-use canopy_output::{write_jsonl_as, write_summary_as, Durability};
-use canopy_types::{FeedItem, PageRecord};
+use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
+use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -62,9 +64,51 @@ fn site_input(
     (pages, feeds)
 }
 
+/// A bucket's sites are processed in windows of about this many pages (at
+/// least one site each), in site order, and each window's outputs are
+/// written before the next starts: memory holds one window's outputs, not
+/// the bucket's, however large the bucket grows with the input.
+const WINDOW_PAGES: usize = 256;
+
+/// Consecutive runs of `sites` holding about `WINDOW_PAGES` records each.
+fn windows(sites: &[(String, Vec<Entry>)]) -> Vec<&[(String, Vec<Entry>)]> {
+    let mut out = Vec::new();
+    let (mut start, mut records) = (0, 0);
+    for (i, (_, entries)) in sites.iter().enumerate() {
+        records += entries.len();
+        if records >= WINDOW_PAGES {
+            out.push(&sites[start..=i]);
+            (start, records) = (i + 1, 0);
+        }
+    }
+    if start < sites.len() {
+        out.push(&sites[start..]);
+    }
+    out
+}
+
+fn article_order(a: &Article, b: &Article) -> Ordering {
+    (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(&b.site, &b.cluster, &b.url, &b.record_id))
+}
+
+// Carried-over wrappers keep their cluster name, which may repeat
+// tonight's: the template breaks the tie.
+fn wrapper_order(a: &WrapperRecord, b: &WrapperRecord) -> Ordering {
+    (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
+}
+
+fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *w, item)?;
+    w.write_all(b"\n")
+}
+
 /// Extracts bucket `bucket` of `work` into `dir` with `settings` (and its
 /// saved wrappers, if any). Returns its marker and whether it had already
 /// been done (then nothing is read or written).
+///
+/// Sites come in order (the index is a `BTreeMap`) and every output is
+/// sorted by site first, so writing each window's outputs sorted gives the
+/// bucket's files sorted, as if they had been sorted whole.
 pub fn extract_bucket(
     work: &Path,
     bucket: u32,
@@ -86,74 +130,90 @@ pub fn extract_bucket(
     let reader = BucketReader::new(work, bucket);
     let sites: Vec<(String, Vec<Entry>)> = index.into_iter().collect();
     progress.inc_length(sites.len() as u64);
-    let outputs: Vec<SiteOutput> = sites
-        .par_iter()
-        // One site per task, so a large site does not hold back the small
-        // ones queued behind it on the same worker; only the sites in
-        // progress are in memory.
-        .with_max_len(1)
-        .map(|(site, entries)| {
-            let (pages, feeds) = site_input(reader.load(entries)?);
-            let refs: Vec<&PageRecord> = pages.iter().collect();
-            let out = process_site(site, &refs, &feeds, settings);
-            progress.inc(1);
-            Ok(out)
-        })
-        .collect::<std::io::Result<_>>()?;
 
-    let mut out = SiteOutput::default();
-    for o in outputs {
-        out.articles.extend(o.articles);
-        out.wrappers.extend(o.wrappers);
-        out.summary.extend(o.summary);
-        out.rejects.extend(o.rejects);
-    }
+    let mut rejects = Vec::new();
+    let mut carried = Vec::new();
     if let Some(reuse) = &settings.reuse {
         // Saved wrappers of this bucket's sites that sent no page tonight go
         // on unchanged; the bad lines of the saved file are reported once,
         // by bucket 0.
         let ours = |s: &str| canopy_buckets::bucket_of(s, layout.buckets) == bucket;
-        out.wrappers.extend(
-            reuse
-                .saved
-                .unseen_sites(|s| !ours(s) || sites.iter().any(|(t, _)| t == s)),
-        );
+        carried = reuse.saved.unseen_sites(|s| {
+            !ours(s) || sites.binary_search_by(|(t, _)| t.as_str().cmp(s)).is_ok()
+        });
+        carried.sort_by(wrapper_order);
         if bucket == 0 {
-            out.rejects.extend(reuse.rejects.iter().cloned());
+            rejects.extend(reuse.rejects.iter().cloned());
         }
     }
-    out.articles.sort_by(|a, b| {
-        (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(
-            &b.site,
-            &b.cluster,
-            &b.url,
-            &b.record_id,
-        ))
-    });
-    // Carried-over wrappers keep their cluster name, which may repeat
-    // tonight's: the template breaks the tie.
-    out.wrappers.sort_by(|a, b| {
-        (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
-    });
-    crate::run::sort_rejects(&mut out.rejects);
-    out.summary
-        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+    let mut marker = BucketMarker {
+        bucket,
+        sites: sites.len() as u64,
+        ..BucketMarker::default()
+    };
 
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let ctx = || format!("cannot write into {}", dir.display());
-    write_jsonl_as(dir, "articles.jsonl", &out.articles, durability).with_context(ctx)?;
-    write_jsonl_as(dir, "wrappers.jsonl", &out.wrappers, durability).with_context(ctx)?;
-    write_summary_as(dir, &out.summary, durability).with_context(ctx)?;
-    write_jsonl_as(dir, "rejects.jsonl", &out.rejects, durability).with_context(ctx)?;
-    let marker = BucketMarker {
-        bucket,
-        sites: sites.len() as u64,
-        articles: out.articles.len() as u64,
-        by_wrapper: out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64,
-        wrappers: out.wrappers.len() as u64,
-        clusters: out.summary.len() as u64,
-        rejects: out.rejects.len() as u64,
-    };
+    write_atomic_as(dir, "articles.jsonl", durability, |articles| {
+        write_atomic_as(dir, "wrappers.jsonl", durability, |wrappers| {
+            write_atomic_as(dir, "summary.csv", durability, |summary| {
+                let mut summary = csv::Writer::from_writer(summary);
+                let mut carried = carried.into_iter().peekable();
+                for window in windows(&sites) {
+                    let outputs: Vec<SiteOutput> = window
+                        .par_iter()
+                        // One site per task, so a large site does not hold
+                        // back the small ones queued behind it on the same
+                        // worker.
+                        .with_max_len(1)
+                        .map(|(site, entries)| {
+                            let (pages, feeds) = site_input(reader.load(entries)?);
+                            let refs: Vec<&PageRecord> = pages.iter().collect();
+                            let out = process_site(site, &refs, &feeds, settings);
+                            progress.inc(1);
+                            Ok(out)
+                        })
+                        .collect::<std::io::Result<_>>()?;
+                    for mut out in outputs {
+                        out.articles.sort_by(article_order);
+                        for a in &out.articles {
+                            write_line(articles, a)?;
+                        }
+                        marker.articles += out.articles.len() as u64;
+                        marker.by_wrapper +=
+                            out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
+                        out.wrappers.sort_by(wrapper_order);
+                        for w in &out.wrappers {
+                            // Equal keys: tonight's first, as a stable sort
+                            // of tonight's followed by the carried ones.
+                            while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
+                                write_line(wrappers, &c)?;
+                                marker.wrappers += 1;
+                            }
+                            write_line(wrappers, w)?;
+                        }
+                        marker.wrappers += out.wrappers.len() as u64;
+                        out.summary
+                            .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+                        for row in &out.summary {
+                            summary.serialize(row).map_err(std::io::Error::other)?;
+                        }
+                        marker.clusters += out.summary.len() as u64;
+                        rejects.extend(out.rejects);
+                    }
+                }
+                for c in carried {
+                    write_line(wrappers, &c)?;
+                    marker.wrappers += 1;
+                }
+                summary.flush()
+            })
+        })
+    })
+    .with_context(ctx)?;
+    crate::run::sort_rejects(&mut rejects);
+    write_jsonl_as(dir, "rejects.jsonl", &rejects, durability).with_context(ctx)?;
+    marker.rejects = rejects.len() as u64;
     canopy_buckets::write_bucket_marker(dir, &marker, durability).with_context(ctx)?;
     Ok((marker, false))
 }

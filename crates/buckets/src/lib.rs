@@ -10,7 +10,7 @@
 //! ```text
 //! WORK/rank-RRRRR.done                    marker: W, B and the rank's counts
 //! WORK/rejects/rank-RRRRR.jsonl           the rank's rejects, sorted
-//! WORK/bucket-KKKKK/rank-RRRRR.jsonl.gz   records, one gzip member each
+//! WORK/bucket-KKKKK/rank-RRRRR.data       records, one LZ4 frame each (`frame.rs`)
 //! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each
 //! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,done.json}
 //! ```
@@ -19,6 +19,7 @@
 //! rank's marker is written last, so a killed rank leaves nothing that
 //! `extract` reads (it refuses to start until all W markers exist).
 
+mod frame;
 mod layout;
 mod merge;
 mod reader;
@@ -43,7 +44,12 @@ pub const DEFAULT_BUCKETS: u32 = 64;
 /// algorithm is specified (xxhash.com) and does not change between Rust
 /// versions, machines or runs, unlike `std`'s `DefaultHasher`.
 pub fn site_hash(site: &str) -> u64 {
-    twox_hash::XxHash64::oneshot(0, site.as_bytes())
+    xxh64(site.as_bytes())
+}
+
+/// XXH64 (seed 0) of `bytes`: site hashes and frame checksums.
+fn xxh64(bytes: &[u8]) -> u64 {
+    twox_hash::XxHash64::oneshot(0, bytes)
 }
 
 /// The bucket a site's records go to: `site_hash(site) mod buckets`.
@@ -77,6 +83,11 @@ pub struct Record {
 
 fn rank_name(rank: u32) -> String {
     format!("rank-{rank:05}")
+}
+
+/// A rank's data file in a bucket folder.
+fn data_name(rank: u32) -> String {
+    format!("{}.data", rank_name(rank))
 }
 
 #[cfg(test)]
