@@ -68,7 +68,7 @@ fn site_input(
 /// least one site each), in site order, and each window's outputs are
 /// written before the next starts: memory holds one window's outputs, not
 /// the bucket's, however large the bucket grows with the input.
-const WINDOW_PAGES: usize = 256;
+const WINDOW_PAGES: usize = 512;
 
 /// Consecutive runs of `sites` holding about `WINDOW_PAGES` records each.
 fn windows(sites: &[(String, Vec<Entry>)]) -> Vec<&[(String, Vec<Entry>)]> {

@@ -136,9 +136,14 @@ pub fn run_all(
             (temp.path(), Durability::Unsynced)
         }
     };
+    // Fewer buckets for smaller inputs (each costs files); same outputs.
+    let input_bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .sum();
     let layout = Layout {
         world_size: 1,
-        buckets: canopy_buckets::DEFAULT_BUCKETS,
+        buckets: canopy_buckets::buckets_for(input_bytes),
     };
     let bar = progress_bar(0, "reading");
     let (rank, _) = crate::partition::partition(&files, work, 0, layout, config, durability, &bar)?;
