@@ -4,7 +4,7 @@
 //! completion marker.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +15,6 @@ use canopy_buckets::{BucketMarker, BucketReader, Entry, Item, LayoutError};
 use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
 use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::method::Method;
@@ -64,27 +63,58 @@ fn site_input(
     (pages, feeds)
 }
 
-/// A bucket's sites are processed in windows of about this many pages (at
-/// least one site each), in site order, and each window's outputs are
-/// written before the next starts: memory holds one window's outputs, not
-/// the bucket's, however large the bucket grows with the input.
-const WINDOW_PAGES: usize = 512;
+/// Sites in progress or done but not yet written, per thread of the pool.
+const AHEAD_PER_THREAD: usize = 4;
 
-/// Consecutive runs of `sites` holding about `WINDOW_PAGES` records each.
-fn windows(sites: &[(String, Vec<Entry>)]) -> Vec<&[(String, Vec<Entry>)]> {
-    let mut out = Vec::new();
-    let (mut start, mut records) = (0, 0);
-    for (i, (_, entries)) in sites.iter().enumerate() {
-        records += entries.len();
-        if records >= WINDOW_PAGES {
-            out.push(&sites[start..=i]);
-            (start, records) = (i + 1, 0);
+/// Runs `work` on every item of `items` in the rayon pool, with at most
+/// `ahead` items started but not yet handed on, and hands the results to
+/// `sink` in item order, on the calling thread. Memory holds `ahead`
+/// results, not all of them, and no worker waits for a slow item (a window
+/// with a barrier would). Called from inside the pool, where blocking would
+/// take a worker away, it runs the items one after another.
+fn for_each_ordered<T: Sync, R: Send>(
+    items: &[T],
+    ahead: usize,
+    work: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(R) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if rayon::current_thread_index().is_some() {
+        return items.iter().try_for_each(|item| sink(work(item)));
+    }
+    rayon::in_place_scope(|scope| {
+        let (sender, results) = std::sync::mpsc::channel::<(usize, R)>();
+        let work = &work;
+        let start = |i: usize| {
+            let sender = sender.clone();
+            scope.spawn(move |_| {
+                // The receiver is gone only when the sink failed.
+                let _ = sender.send((i, work(&items[i])));
+            });
+        };
+        let mut started = 0;
+        while started < items.len().min(ahead.max(1)) {
+            start(started);
+            started += 1;
         }
-    }
-    if start < sites.len() {
-        out.push(&sites[start..]);
-    }
-    out
+        let mut done: BTreeMap<usize, R> = BTreeMap::new();
+        for i in 0..items.len() {
+            let result = loop {
+                if let Some(r) = done.remove(&i) {
+                    break r;
+                }
+                let (j, r) = results
+                    .recv()
+                    .map_err(|_| std::io::Error::other("a site task stopped"))?;
+                done.insert(j, r);
+            };
+            if started < items.len() {
+                start(started);
+                started += 1;
+            }
+            sink(result)?;
+        }
+        Ok(())
+    })
 }
 
 fn article_order(a: &Article, b: &Article) -> Ordering {
@@ -106,9 +136,10 @@ fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Resul
 /// saved wrappers, if any). Returns its marker and whether it had already
 /// been done (then nothing is read or written).
 ///
-/// Sites come in order (the index is a `BTreeMap`) and every output is
-/// sorted by site first, so writing each window's outputs sorted gives the
-/// bucket's files sorted, as if they had been sorted whole.
+/// Sites are processed in parallel but written in order (the index is a
+/// `BTreeMap`), each site's outputs sorted; every output is sorted by site
+/// first, so the bucket's files come out as if they had been sorted whole,
+/// without holding them: memory follows the sites in progress.
 pub fn extract_bucket(
     work: &Path,
     bucket: u32,
@@ -159,49 +190,43 @@ pub fn extract_bucket(
             write_atomic_as(dir, "summary.csv", durability, |summary| {
                 let mut summary = csv::Writer::from_writer(summary);
                 let mut carried = carried.into_iter().peekable();
-                for window in windows(&sites) {
-                    let outputs: Vec<SiteOutput> = window
-                        .par_iter()
-                        // One site per task, so a large site does not hold
-                        // back the small ones queued behind it on the same
-                        // worker.
-                        .with_max_len(1)
-                        .map(|(site, entries)| {
-                            let (pages, feeds) = site_input(reader.load(entries)?);
-                            let refs: Vec<&PageRecord> = pages.iter().collect();
-                            let out = process_site(site, &refs, &feeds, settings);
-                            progress.inc(1);
-                            Ok(out)
-                        })
-                        .collect::<std::io::Result<_>>()?;
-                    for mut out in outputs {
-                        out.articles.sort_by(article_order);
-                        for a in &out.articles {
-                            write_line(articles, a)?;
-                        }
-                        marker.articles += out.articles.len() as u64;
-                        marker.by_wrapper +=
-                            out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
-                        out.wrappers.sort_by(wrapper_order);
-                        for w in &out.wrappers {
-                            // Equal keys: tonight's first, as a stable sort
-                            // of tonight's followed by the carried ones.
-                            while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
-                                write_line(wrappers, &c)?;
-                                marker.wrappers += 1;
-                            }
-                            write_line(wrappers, w)?;
-                        }
-                        marker.wrappers += out.wrappers.len() as u64;
-                        out.summary
-                            .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
-                        for row in &out.summary {
-                            summary.serialize(row).map_err(std::io::Error::other)?;
-                        }
-                        marker.clusters += out.summary.len() as u64;
-                        rejects.extend(out.rejects);
+                let ahead = AHEAD_PER_THREAD * rayon::current_num_threads();
+                let work = |(site, entries): &(String, Vec<Entry>)| {
+                    let (pages, feeds) = site_input(reader.load(entries)?);
+                    let refs: Vec<&PageRecord> = pages.iter().collect();
+                    let out = process_site(site, &refs, &feeds, settings);
+                    progress.inc(1);
+                    Ok(out)
+                };
+                for_each_ordered(&sites, ahead, work, |out: std::io::Result<SiteOutput>| {
+                    let mut out = out?;
+                    out.articles.sort_by(article_order);
+                    for a in &out.articles {
+                        write_line(articles, a)?;
                     }
-                }
+                    marker.articles += out.articles.len() as u64;
+                    marker.by_wrapper +=
+                        out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
+                    out.wrappers.sort_by(wrapper_order);
+                    for w in &out.wrappers {
+                        // Equal keys: tonight's first, as a stable sort of
+                        // tonight's followed by the carried ones.
+                        while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
+                            write_line(wrappers, &c)?;
+                            marker.wrappers += 1;
+                        }
+                        write_line(wrappers, w)?;
+                    }
+                    marker.wrappers += out.wrappers.len() as u64;
+                    out.summary
+                        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+                    for row in &out.summary {
+                        summary.serialize(row).map_err(std::io::Error::other)?;
+                    }
+                    marker.clusters += out.summary.len() as u64;
+                    rejects.extend(out.rejects);
+                    Ok(())
+                })?;
                 for c in carried {
                     write_line(wrappers, &c)?;
                     marker.wrappers += 1;
