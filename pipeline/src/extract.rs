@@ -82,13 +82,17 @@ fn for_each_ordered<T: Sync, R: Send>(
         return items.iter().try_for_each(|item| sink(work(item)));
     }
     rayon::in_place_scope(|scope| {
-        let (sender, results) = std::sync::mpsc::channel::<(usize, R)>();
+        // A task that panics still sends (its panic), so that this thread
+        // does not wait for it forever; the panic goes on from here.
+        let (sender, results) = std::sync::mpsc::channel::<(usize, std::thread::Result<R>)>();
         let work = &work;
         let start = |i: usize| {
             let sender = sender.clone();
             scope.spawn(move |_| {
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&items[i])));
                 // The receiver is gone only when the sink failed.
-                let _ = sender.send((i, work(&items[i])));
+                let _ = sender.send((i, result));
             });
         };
         let mut started = 0;
@@ -96,7 +100,7 @@ fn for_each_ordered<T: Sync, R: Send>(
             start(started);
             started += 1;
         }
-        let mut done: BTreeMap<usize, R> = BTreeMap::new();
+        let mut done: BTreeMap<usize, std::thread::Result<R>> = BTreeMap::new();
         for i in 0..items.len() {
             let result = loop {
                 if let Some(r) = done.remove(&i) {
@@ -111,7 +115,10 @@ fn for_each_ordered<T: Sync, R: Send>(
                 start(started);
                 started += 1;
             }
-            sink(result)?;
+            match result {
+                Ok(r) => sink(r)?,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
         }
         Ok(())
     })
@@ -318,5 +325,68 @@ pub fn command(args: ExtractArgs) -> ExitCode {
             }
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_each_ordered;
+
+    #[test]
+    fn results_are_handed_on_in_item_order() {
+        let items: Vec<u64> = (0..300).collect();
+        let mut seen = Vec::new();
+        for_each_ordered(
+            &items,
+            8,
+            |&i| {
+                // Uneven work, so that tasks finish out of order.
+                std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 700));
+                i * 2
+            },
+            |r| {
+                seen.push(r);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_run() {
+        let items: Vec<u32> = (0..100).collect();
+        let mut seen = 0;
+        let result = for_each_ordered(
+            &items,
+            4,
+            |&i| i,
+            |i| {
+                seen += 1;
+                if i == 10 {
+                    return Err(std::io::Error::other("disk full"));
+                }
+                Ok(())
+            },
+        );
+        assert_eq!(result.unwrap_err().to_string(), "disk full");
+        assert_eq!(seen, 11);
+    }
+
+    #[test]
+    fn a_panicking_item_panics_here_instead_of_hanging() {
+        let items: Vec<u32> = (0..50).collect();
+        let result = std::panic::catch_unwind(|| {
+            for_each_ordered(
+                &items,
+                4,
+                |&i| {
+                    assert_ne!(i, 17, "item 17");
+                    i
+                },
+                |_| Ok(()),
+            )
+        });
+        assert!(result.is_err());
     }
 }
