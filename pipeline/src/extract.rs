@@ -3,17 +3,18 @@
 //! ([`crate::site`]); the bucket's outputs are written sorted, then its
 //! completion marker.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use canopy_buckets::{BucketMarker, BucketReader, Entry, Item, LayoutError};
-use canopy_output::{write_jsonl_as, write_summary_as, Durability};
-use canopy_types::{FeedItem, PageRecord};
+use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
+use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::method::Method;
@@ -62,9 +63,90 @@ fn site_input(
     (pages, feeds)
 }
 
+/// Sites in progress or done but not yet written, per thread of the pool.
+const AHEAD_PER_THREAD: usize = 4;
+
+/// Runs `work` on every item of `items` in the rayon pool, with at most
+/// `ahead` items started but not yet handed on, and hands the results to
+/// `sink` in item order, on the calling thread. Memory holds `ahead`
+/// results, not all of them, and no worker waits for a slow item (a window
+/// with a barrier would). Called from inside the pool, where blocking would
+/// take a worker away, it runs the items one after another.
+fn for_each_ordered<T: Sync, R: Send>(
+    items: &[T],
+    ahead: usize,
+    work: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(R) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if rayon::current_thread_index().is_some() {
+        return items.iter().try_for_each(|item| sink(work(item)));
+    }
+    rayon::in_place_scope(|scope| {
+        // A task that panics still sends (its panic), so that this thread
+        // does not wait for it forever; the panic goes on from here.
+        let (sender, results) = std::sync::mpsc::channel::<(usize, std::thread::Result<R>)>();
+        let work = &work;
+        let start = |i: usize| {
+            let sender = sender.clone();
+            scope.spawn(move |_| {
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&items[i])));
+                // The receiver is gone only when the sink failed.
+                let _ = sender.send((i, result));
+            });
+        };
+        let mut started = 0;
+        while started < items.len().min(ahead.max(1)) {
+            start(started);
+            started += 1;
+        }
+        let mut done: BTreeMap<usize, std::thread::Result<R>> = BTreeMap::new();
+        for i in 0..items.len() {
+            let result = loop {
+                if let Some(r) = done.remove(&i) {
+                    break r;
+                }
+                let (j, r) = results
+                    .recv()
+                    .map_err(|_| std::io::Error::other("a site task stopped"))?;
+                done.insert(j, r);
+            };
+            if started < items.len() {
+                start(started);
+                started += 1;
+            }
+            match result {
+                Ok(r) => sink(r)?,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok(())
+    })
+}
+
+fn article_order(a: &Article, b: &Article) -> Ordering {
+    (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(&b.site, &b.cluster, &b.url, &b.record_id))
+}
+
+// Carried-over wrappers keep their cluster name, which may repeat
+// tonight's: the template breaks the tie.
+fn wrapper_order(a: &WrapperRecord, b: &WrapperRecord) -> Ordering {
+    (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
+}
+
+fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *w, item)?;
+    w.write_all(b"\n")
+}
+
 /// Extracts bucket `bucket` of `work` into `dir` with `settings` (and its
 /// saved wrappers, if any). Returns its marker and whether it had already
 /// been done (then nothing is read or written).
+///
+/// Sites are processed in parallel but written in order (the index is a
+/// `BTreeMap`), each site's outputs sorted; every output is sorted by site
+/// first, so the bucket's files come out as if they had been sorted whole,
+/// without holding them: memory follows the sites in progress.
 pub fn extract_bucket(
     work: &Path,
     bucket: u32,
@@ -86,74 +168,84 @@ pub fn extract_bucket(
     let reader = BucketReader::new(work, bucket);
     let sites: Vec<(String, Vec<Entry>)> = index.into_iter().collect();
     progress.inc_length(sites.len() as u64);
-    let outputs: Vec<SiteOutput> = sites
-        .par_iter()
-        // One site per task, so a large site does not hold back the small
-        // ones queued behind it on the same worker; only the sites in
-        // progress are in memory.
-        .with_max_len(1)
-        .map(|(site, entries)| {
-            let (pages, feeds) = site_input(reader.load(entries)?);
-            let refs: Vec<&PageRecord> = pages.iter().collect();
-            let out = process_site(site, &refs, &feeds, settings);
-            progress.inc(1);
-            Ok(out)
-        })
-        .collect::<std::io::Result<_>>()?;
 
-    let mut out = SiteOutput::default();
-    for o in outputs {
-        out.articles.extend(o.articles);
-        out.wrappers.extend(o.wrappers);
-        out.summary.extend(o.summary);
-        out.rejects.extend(o.rejects);
-    }
+    let mut rejects = Vec::new();
+    let mut carried = Vec::new();
     if let Some(reuse) = &settings.reuse {
         // Saved wrappers of this bucket's sites that sent no page tonight go
         // on unchanged; the bad lines of the saved file are reported once,
         // by bucket 0.
         let ours = |s: &str| canopy_buckets::bucket_of(s, layout.buckets) == bucket;
-        out.wrappers.extend(
-            reuse
-                .saved
-                .unseen_sites(|s| !ours(s) || sites.iter().any(|(t, _)| t == s)),
-        );
+        carried = reuse.saved.unseen_sites(|s| {
+            !ours(s) || sites.binary_search_by(|(t, _)| t.as_str().cmp(s)).is_ok()
+        });
+        carried.sort_by(wrapper_order);
         if bucket == 0 {
-            out.rejects.extend(reuse.rejects.iter().cloned());
+            rejects.extend(reuse.rejects.iter().cloned());
         }
     }
-    out.articles.sort_by(|a, b| {
-        (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(
-            &b.site,
-            &b.cluster,
-            &b.url,
-            &b.record_id,
-        ))
-    });
-    // Carried-over wrappers keep their cluster name, which may repeat
-    // tonight's: the template breaks the tie.
-    out.wrappers.sort_by(|a, b| {
-        (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
-    });
-    crate::run::sort_rejects(&mut out.rejects);
-    out.summary
-        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+    let mut marker = BucketMarker {
+        bucket,
+        sites: sites.len() as u64,
+        ..BucketMarker::default()
+    };
 
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let ctx = || format!("cannot write into {}", dir.display());
-    write_jsonl_as(dir, "articles.jsonl", &out.articles, durability).with_context(ctx)?;
-    write_jsonl_as(dir, "wrappers.jsonl", &out.wrappers, durability).with_context(ctx)?;
-    write_summary_as(dir, &out.summary, durability).with_context(ctx)?;
-    write_jsonl_as(dir, "rejects.jsonl", &out.rejects, durability).with_context(ctx)?;
-    let marker = BucketMarker {
-        bucket,
-        sites: sites.len() as u64,
-        articles: out.articles.len() as u64,
-        by_wrapper: out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64,
-        wrappers: out.wrappers.len() as u64,
-        clusters: out.summary.len() as u64,
-        rejects: out.rejects.len() as u64,
-    };
+    write_atomic_as(dir, "articles.jsonl", durability, |articles| {
+        write_atomic_as(dir, "wrappers.jsonl", durability, |wrappers| {
+            write_atomic_as(dir, "summary.csv", durability, |summary| {
+                let mut summary = csv::Writer::from_writer(summary);
+                let mut carried = carried.into_iter().peekable();
+                let ahead = AHEAD_PER_THREAD * rayon::current_num_threads();
+                let work = |(site, entries): &(String, Vec<Entry>)| {
+                    let (pages, feeds) = site_input(reader.load(entries)?);
+                    let refs: Vec<&PageRecord> = pages.iter().collect();
+                    let out = process_site(site, &refs, &feeds, settings);
+                    progress.inc(1);
+                    Ok(out)
+                };
+                for_each_ordered(&sites, ahead, work, |out: std::io::Result<SiteOutput>| {
+                    let mut out = out?;
+                    out.articles.sort_by(article_order);
+                    for a in &out.articles {
+                        write_line(articles, a)?;
+                    }
+                    marker.articles += out.articles.len() as u64;
+                    marker.by_wrapper +=
+                        out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
+                    out.wrappers.sort_by(wrapper_order);
+                    for w in &out.wrappers {
+                        // Equal keys: tonight's first, as a stable sort of
+                        // tonight's followed by the carried ones.
+                        while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
+                            write_line(wrappers, &c)?;
+                            marker.wrappers += 1;
+                        }
+                        write_line(wrappers, w)?;
+                    }
+                    marker.wrappers += out.wrappers.len() as u64;
+                    out.summary
+                        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+                    for row in &out.summary {
+                        summary.serialize(row).map_err(std::io::Error::other)?;
+                    }
+                    marker.clusters += out.summary.len() as u64;
+                    rejects.extend(out.rejects);
+                    Ok(())
+                })?;
+                for c in carried {
+                    write_line(wrappers, &c)?;
+                    marker.wrappers += 1;
+                }
+                summary.flush()
+            })
+        })
+    })
+    .with_context(ctx)?;
+    crate::run::sort_rejects(&mut rejects);
+    write_jsonl_as(dir, "rejects.jsonl", &rejects, durability).with_context(ctx)?;
+    marker.rejects = rejects.len() as u64;
     canopy_buckets::write_bucket_marker(dir, &marker, durability).with_context(ctx)?;
     Ok((marker, false))
 }
@@ -233,5 +325,68 @@ pub fn command(args: ExtractArgs) -> ExitCode {
             }
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_each_ordered;
+
+    #[test]
+    fn results_are_handed_on_in_item_order() {
+        let items: Vec<u64> = (0..300).collect();
+        let mut seen = Vec::new();
+        for_each_ordered(
+            &items,
+            8,
+            |&i| {
+                // Uneven work, so that tasks finish out of order.
+                std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 700));
+                i * 2
+            },
+            |r| {
+                seen.push(r);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_run() {
+        let items: Vec<u32> = (0..100).collect();
+        let mut seen = 0;
+        let result = for_each_ordered(
+            &items,
+            4,
+            |&i| i,
+            |i| {
+                seen += 1;
+                if i == 10 {
+                    return Err(std::io::Error::other("disk full"));
+                }
+                Ok(())
+            },
+        );
+        assert_eq!(result.unwrap_err().to_string(), "disk full");
+        assert_eq!(seen, 11);
+    }
+
+    #[test]
+    fn a_panicking_item_panics_here_instead_of_hanging() {
+        let items: Vec<u32> = (0..50).collect();
+        let result = std::panic::catch_unwind(|| {
+            for_each_ordered(
+                &items,
+                4,
+                |&i| {
+                    assert_ne!(i, 17, "item 17");
+                    i
+                },
+                |_| Ok(()),
+            )
+        });
+        assert!(result.is_err());
     }
 }

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::mpsc::{sync_channel, SyncSender};
 
 use anyhow::Context;
 use canopy_buckets::{InputPos, Item, Layout, RankMarker, RankWriter, Record};
@@ -16,9 +17,10 @@ use indicatif::ProgressBar;
 use crate::config::Config;
 use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_rejects};
 
-/// Records are compressed in parallel batches of about this many bytes of
-/// HTML (bounded memory: one batch at a time).
-const BATCH_BYTES: usize = 8 << 20;
+/// Records are encoded in parallel batches of about this many bytes of
+/// HTML. Bounded memory: the batch being filled, one queued and the one
+/// being written.
+const BATCH_BYTES: usize = 4 << 20;
 
 #[derive(clap::Args)]
 pub struct PartitionArgs {
@@ -45,9 +47,10 @@ pub struct PartitionArgs {
     threads: Option<usize>,
 }
 
-/// A rank's records, batched for parallel compression.
+/// A rank's records, batched for parallel encoding and handed to the
+/// writer thread, so that reading the next batch overlaps writing this one.
 struct Spill {
-    writer: RankWriter,
+    writer: SyncSender<Vec<(String, Record)>>,
     batch: Vec<(String, Record)>,
     batch_bytes: usize,
     marker: RankMarker,
@@ -84,10 +87,14 @@ impl Spill {
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.writer.write_batch(&self.batch)?;
-        self.batch.clear();
         self.batch_bytes = 0;
-        Ok(())
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.writer
+            .send(std::mem::take(&mut self.batch))
+            // The writer stopped on an error, which its join reports.
+            .map_err(|_| std::io::Error::other("the bucket writer stopped"))
     }
 }
 
@@ -124,17 +131,68 @@ pub fn partition(
         max_page_bytes: config.ingest.max_page_bytes,
         max_decoded_bytes: config.ingest.max_decoded_bytes,
     };
-    let mut spill = Spill {
-        writer: RankWriter::new(work, rank, layout.buckets, durability),
-        batch: Vec::new(),
-        batch_bytes: 0,
-        marker: RankMarker {
-            rank,
-            world_size: layout.world_size,
-            buckets: layout.buckets,
-            ..RankMarker::default()
-        },
-    };
+    // The writer thread encodes each batch on the rayon pool and writes it
+    // while this thread reads the next one.
+    let (sender, batches) = sync_channel::<Vec<(String, Record)>>(1);
+    let mut writer = RankWriter::new(work, rank, layout.buckets, durability);
+    let (read, written) = std::thread::scope(|scope| {
+        let writing = scope.spawn(move || -> std::io::Result<()> {
+            for batch in batches {
+                writer.write_batch(batch)?;
+            }
+            writer.finish()
+        });
+        let mut spill = Spill {
+            writer: sender,
+            batch: Vec::new(),
+            batch_bytes: 0,
+            marker: RankMarker {
+                rank,
+                world_size: layout.world_size,
+                buckets: layout.buckets,
+                ..RankMarker::default()
+            },
+        };
+        let read = read_files(files, rank, layout, &options, &mut spill, progress)
+            .and_then(|rejects| spill.flush().map(|()| rejects));
+        drop(spill.writer);
+        let written = match writing.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        (read.map(|rejects| (rejects, spill.marker)), written)
+    });
+    let ctx = || format!("cannot write buckets in {}", work.display());
+    // The writer's own error says more than the closed channel.
+    written.with_context(ctx)?;
+    let (mut rejects, mut marker) = read.with_context(ctx)?;
+    sort_rejects(&mut rejects);
+    marker.rejects = rejects.len() as u64;
+    let rejects_dir = work.join("rejects");
+    std::fs::create_dir_all(&rejects_dir).with_context(ctx)?;
+    canopy_output::write_jsonl_as(
+        &rejects_dir,
+        &format!("rank-{rank:05}.jsonl"),
+        &rejects,
+        durability,
+    )
+    .with_context(ctx)?;
+    // Last: the marker says everything above is whole.
+    canopy_buckets::write_rank_marker(work, &marker, durability).with_context(ctx)?;
+    Ok((marker, false))
+}
+
+/// Reads this rank's files (those i with i mod W == R) into `spill`.
+/// Returns the records rejected while reading; an error only when the
+/// spill fails.
+fn read_files(
+    files: &[PathBuf],
+    rank: u32,
+    layout: Layout,
+    options: &IngestOptions,
+    spill: &mut Spill,
+    progress: &ProgressBar,
+) -> std::io::Result<Vec<Reject>> {
     let mut rejects: Vec<Reject> = Vec::new();
     let mine: Vec<(usize, &PathBuf)> = files
         .iter()
@@ -158,7 +216,7 @@ pub fn partition(
             continue;
         }
         let mut spill_error = None;
-        let result = canopy_ingest::read_warc(file, &options, &mut |event| {
+        let result = canopy_ingest::read_warc(file, options, &mut |event| {
             if spill_error.is_some() {
                 return;
             }
@@ -179,7 +237,7 @@ pub fn partition(
             }
         });
         if let Some(e) = spill_error {
-            return Err(e).with_context(|| format!("cannot write buckets in {}", work.display()));
+            return Err(e);
         }
         match result {
             Ok(stats) => {
@@ -199,26 +257,7 @@ pub fn partition(
         }
         progress.inc(1);
     }
-    let ctx = || format!("cannot write buckets in {}", work.display());
-    spill.flush().with_context(ctx)?;
-    let Spill {
-        writer, mut marker, ..
-    } = spill;
-    writer.finish().with_context(ctx)?;
-    sort_rejects(&mut rejects);
-    marker.rejects = rejects.len() as u64;
-    let rejects_dir = work.join("rejects");
-    std::fs::create_dir_all(&rejects_dir).with_context(ctx)?;
-    canopy_output::write_jsonl_as(
-        &rejects_dir,
-        &format!("rank-{rank:05}.jsonl"),
-        &rejects,
-        durability,
-    )
-    .with_context(ctx)?;
-    // Last: the marker says everything above is whole.
-    canopy_buckets::write_rank_marker(work, &marker, durability).with_context(ctx)?;
-    Ok((marker, false))
+    Ok(rejects)
 }
 
 /// `canopy partition`: exit 0 when the rank is done (its rejects are

@@ -17,11 +17,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use canopy_buckets::{BucketMarker, Layout};
+use canopy_buckets::Layout;
 use canopy_output::Durability;
 use canopy_types::{Article, Reject};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::merge::RunStats;
@@ -136,29 +135,30 @@ pub fn run_all(
             (temp.path(), Durability::Unsynced)
         }
     };
+    // Fewer buckets for smaller inputs (each costs files); same outputs.
+    let input_bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .sum();
     let layout = Layout {
         world_size: 1,
-        buckets: canopy_buckets::DEFAULT_BUCKETS,
+        buckets: canopy_buckets::buckets_for(input_bytes),
     };
     let bar = progress_bar(0, "reading");
     let (rank, _) = crate::partition::partition(&files, work, 0, layout, config, durability, &bar)?;
     bar.finish_and_clear();
 
-    // Buckets in parallel, and sites in parallel inside each: the pool
-    // stays busy when a bucket holds one large site.
+    // One bucket after another, sites in parallel inside each, from this
+    // thread (outside the pool), which writes each site's outputs in order
+    // while the pool works on the next sites (`extract_bucket`).
     let extracted = work.join("extracted");
     let mut settings = SiteSettings::new(config, method)?;
     settings.reuse = reuse;
     let bar = progress_bar(0, "sites");
-    let _: Vec<BucketMarker> = (0..rank.buckets)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|k| {
-            let dir = canopy_buckets::bucket_out_dir(&extracted, k);
-            crate::extract::extract_bucket(work, k, &dir, &settings, durability, &bar)
-                .map(|(m, _)| m)
-        })
-        .collect::<anyhow::Result<_>>()?;
+    for k in 0..rank.buckets {
+        let dir = canopy_buckets::bucket_out_dir(&extracted, k);
+        crate::extract::extract_bucket(work, k, &dir, &settings, durability, &bar)?;
+    }
     bar.finish_and_clear();
     let stats = crate::merge::merge(work, &extracted, out_dir)?;
     Ok((stats, start.elapsed().as_secs_f64()))

@@ -6,10 +6,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use flate2::read::GzDecoder;
 use serde::Deserialize;
 
-use crate::{bucket_dir, rank_name, InputPos, Record};
+use crate::{bucket_dir, data_name, rank_name, InputPos, Record};
 
 /// Where one record of a bucket is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,27 +83,22 @@ impl BucketReader {
     /// The records at `entries`, in the order given.
     pub fn load(&self, entries: &[Entry]) -> io::Result<Vec<Record>> {
         let mut files: HashMap<u32, (PathBuf, File)> = HashMap::new();
-        let mut member = Vec::new();
-        let mut json = Vec::new();
+        let mut frame = Vec::new();
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
             let (path, file) = match files.entry(e.rank) {
                 std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    let path = self.dir.join(format!("{}.jsonl.gz", rank_name(e.rank)));
+                    let path = self.dir.join(data_name(e.rank));
                     let file = File::open(&path).map_err(|err| invalid(&path, err))?;
                     v.insert((path, file))
                 }
             };
-            member.resize(e.len as usize, 0);
+            frame.resize(e.len as usize, 0);
             file.seek(SeekFrom::Start(e.offset))
-                .and_then(|_| file.read_exact(&mut member))
+                .and_then(|_| file.read_exact(&mut frame))
                 .map_err(|err| invalid(path, err))?;
-            json.clear();
-            GzDecoder::new(&member[..])
-                .read_to_end(&mut json)
-                .map_err(|err| invalid(path, format!("record at {}: {err}", e.offset)))?;
-            let record: Record = serde_json::from_slice(&json)
+            let record = crate::frame::decode(&frame)
                 .map_err(|err| invalid(path, format!("record at {}: {err}", e.offset)))?;
             out.push(record);
         }
@@ -159,7 +153,7 @@ mod tests {
             },
         ));
         let mut writer = RankWriter::new(work, 1, 4, canopy_output::Durability::Synced);
-        writer.write_batch(&records).unwrap();
+        writer.write_batch(records.clone()).unwrap();
         writer.finish().unwrap();
 
         let bucket = bucket_of("a.example", 4);

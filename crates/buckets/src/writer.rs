@@ -4,15 +4,14 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use canopy_output::Durability;
-use flate2::{write::GzEncoder, Compression};
 use rayon::prelude::*;
 use serde::Serialize;
 use tempfile::NamedTempFile;
 
-use crate::{bucket_dir, bucket_of, rank_name, InputPos, Item, Record};
+use crate::{bucket_dir, bucket_of, data_name, rank_name, InputPos, Item, Record};
 
 /// One line of a bucket's index file: which site a record belongs to and
-/// where its gzip member sits in the data file.
+/// where its frame sits in the data file.
 #[derive(Serialize)]
 struct IndexLine<'a> {
     site: &'a str,
@@ -51,38 +50,31 @@ impl RankWriter {
         }
     }
 
-    /// Spills `records` (each with its site key): compressed in parallel,
-    /// one gzip member per record, written in the order given.
-    pub fn write_batch(&mut self, records: &[(String, Record)]) -> io::Result<()> {
-        let members: Vec<io::Result<Vec<u8>>> = records
-            .par_iter()
-            .map(|(_, record)| {
-                // JSON first, then one write: the encoder re-initialises its
-                // output buffer on every write, and serde_json writes in
-                // small pieces (that was 70 % of partition's time).
-                let mut json = serde_json::to_vec(record)?;
-                json.push(b'\n');
-                let mut gz =
-                    GzEncoder::new(Vec::with_capacity(json.len() / 3), Compression::fast());
-                gz.write_all(&json)?;
-                gz.finish()
+    /// Spills `records` (each with its site key): encoded in parallel, one
+    /// frame per record (`frame.rs`), written in the order given.
+    pub fn write_batch(&mut self, records: Vec<(String, Record)>) -> io::Result<()> {
+        let frames: Vec<(String, InputPos, bool, io::Result<Vec<u8>>)> = records
+            .into_par_iter()
+            .map(|(site, record)| {
+                let (pos, feed) = (record.pos, matches!(record.item, Item::Feed(_)));
+                (site, pos, feed, crate::frame::encode(record))
             })
             .collect();
-        for ((site, record), member) in records.iter().zip(members) {
-            let member = member?;
-            let bucket = bucket_of(site, self.buckets);
+        for (site, pos, feed, frame) in frames {
+            let frame = frame?;
+            let bucket = bucket_of(&site, self.buckets);
             let file = self.open(bucket)?;
-            file.data.write_all(&member)?;
+            file.data.write_all(&frame)?;
             let line = IndexLine {
-                site,
-                pos: record.pos,
-                feed: matches!(record.item, Item::Feed(_)),
+                site: &site,
+                pos,
+                feed,
                 offset: file.offset,
-                len: member.len() as u64,
+                len: frame.len() as u64,
             };
             serde_json::to_writer(&mut file.index, &line)?;
             file.index.write_all(b"\n")?;
-            file.offset += member.len() as u64;
+            file.offset += frame.len() as u64;
         }
         Ok(())
     }
@@ -115,7 +107,7 @@ impl RankWriter {
             let Some(file) = file else { continue };
             let dir = bucket_dir(&self.work, bucket as u32);
             for (writer, final_name) in [
-                (file.data, format!("{name}.jsonl.gz")),
+                (file.data, data_name(self.rank)),
                 (file.index, format!("{name}.index.jsonl")),
             ] {
                 let temp = writer.into_inner().map_err(|e| e.into_error())?;
