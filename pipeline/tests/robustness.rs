@@ -7,20 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::{corpora, jsonl};
 use serde_json::Value;
+
+mod common;
 
 /// Generous bound on one run over a pathological input (release build).
 const TIME_BOUND: Duration = Duration::from_secs(60);
-
-fn corpora() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora");
-    assert!(
-        dir.join("warc").is_dir() && dir.join("feeds").is_dir(),
-        "the shared corpora (warc/ and feeds/) must sit beside the repository: {} is missing",
-        dir.display()
-    );
-    dir
-}
 
 struct Run {
     code: i32,
@@ -42,7 +35,7 @@ impl Run {
 }
 
 fn canopy(args: &[&std::ffi::OsStr]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_canopy"))
+    let output = Command::new(common::bin())
         .args(args)
         .output()
         .expect("cannot start canopy");
@@ -67,14 +60,6 @@ fn run(inputs: &[&Path], out: &Path, extra: &[&str]) -> Run {
         took: start.elapsed(),
         out: out.to_path_buf(),
     }
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The run finished (0 or 1), 1 exactly when rejects.jsonl is non-empty,
@@ -957,7 +942,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         .enumerate()
     {
         let (input, (full, _)) = (&inputs[i % 2], &references[i % 2]);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_canopy"))
+        let mut child = Command::new(common::bin())
             .args(["run".as_ref(), input.as_os_str(), "--out".as_ref()])
             .arg(&out)
             .args(["--threads", "2"])
