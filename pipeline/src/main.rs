@@ -270,6 +270,10 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 eprintln!("canopy: {e:#}");
                 return ExitCode::from(2);
             }
+            if let Err(e) = merge::mark_complete(&args.out, args.wet.as_deref()) {
+                eprintln!("canopy: {e:#}");
+                return ExitCode::from(2);
+            }
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
                  {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected",

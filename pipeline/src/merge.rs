@@ -1,6 +1,7 @@
 //! `canopy merge`: the buckets' sorted outputs and the ranks' rejects,
 //! combined by a streaming k-way merge into the four files `run` writes,
-//! in the same order, each atomically.
+//! in the same order, each atomically; `_SUCCESS` is removed before the
+//! first and written by [`mark_complete`] once every output is in place.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -73,6 +74,7 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
     let files = |name: &str| -> Vec<PathBuf> { dirs.iter().map(|d| d.join(name)).collect() };
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let ctx = || format!("cannot write into {}", out.display());
+    canopy_output::success::begin(out).with_context(ctx)?;
     write_atomic(out, "articles.jsonl", |w| {
         merge_jsonl(&files("articles.jsonl"), article_key, w).map(drop)
     })
@@ -97,10 +99,30 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
     Ok(stats)
 }
 
+/// The files [`merge`] writes into the output folder.
+pub const OUTPUTS: [&str; 4] = [
+    "articles.jsonl",
+    "wrappers.jsonl",
+    "summary.csv",
+    "rejects.jsonl",
+];
+
+/// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`]
+/// and `extra` (the `--wet` file): call it after the run's last output.
+pub fn mark_complete(out: &Path, extra: Option<&Path>) -> anyhow::Result<()> {
+    // `extra` is relative to the working folder, the outputs to `out`.
+    let extra = extra.map(std::path::absolute).transpose()?;
+    let files: Vec<PathBuf> = OUTPUTS.iter().map(PathBuf::from).chain(extra).collect();
+    canopy_output::success::finish(out, &files)
+        .with_context(|| format!("cannot write {}/_SUCCESS", out.display()))
+}
+
 /// `canopy merge`: exit 0, 1 when some records were rejected (as `run`),
 /// 2 when a rank or bucket is not finished or the output cannot be written.
 pub fn command(args: MergeArgs) -> ExitCode {
-    match merge(&args.work, &args.out, &args.out) {
+    match merge(&args.work, &args.out, &args.out)
+        .and_then(|stats| mark_complete(&args.out, None).map(|()| stats))
+    {
         Ok(stats) => {
             eprintln!(
                 "canopy: merged {} pages, {} clusters, {} wrappers, {} rejected into {}",

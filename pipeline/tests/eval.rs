@@ -4,17 +4,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
 fn corpus(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpora")
-        .join(name);
-    assert!(
-        dir.join("manifest.tsv").is_file(),
-        "corpus not found at {} (the shared corpora must sit at ../shared/corpora \
-         beside the repository)",
-        dir.display()
-    );
-    dir
+    common::corpus_file(name)
 }
 
 #[test]

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn big9() -> PathBuf {
-    let warc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora/big9/big9.warc.gz");
-    assert!(warc.is_file(), "missing corpus: {}", warc.display());
-    warc
+    common::corpus_file("big9/big9.warc.gz")
 }
 
 fn run(args: &[&str], out: &Path) -> Vec<serde_json::Value> {

@@ -7,20 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::{corpora, jsonl};
 use serde_json::Value;
+
+mod common;
 
 /// Generous bound on one run over a pathological input (release build).
 const TIME_BOUND: Duration = Duration::from_secs(60);
-
-fn corpora() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora");
-    assert!(
-        dir.join("warc").is_dir() && dir.join("feeds").is_dir(),
-        "the shared corpora (warc/ and feeds/) must sit beside the repository: {} is missing",
-        dir.display()
-    );
-    dir
-}
 
 struct Run {
     code: i32,
@@ -42,7 +35,7 @@ impl Run {
 }
 
 fn canopy(args: &[&std::ffi::OsStr]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_canopy"))
+    let output = Command::new(common::bin())
         .args(args)
         .output()
         .expect("cannot start canopy");
@@ -67,14 +60,6 @@ fn run(inputs: &[&Path], out: &Path, extra: &[&str]) -> Run {
         took: start.elapsed(),
         out: out.to_path_buf(),
     }
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The run finished (0 or 1), 1 exactly when rejects.jsonl is non-empty,
@@ -118,13 +103,34 @@ fn check_contract(r: &Run, what: &str) {
     assert_eq!(
         names,
         [
+            "_SUCCESS",
             "articles.jsonl",
             "rejects.jsonl",
             "summary.csv",
             "wrappers.jsonl"
         ],
-        "{what}: only the four outputs, no temporary files"
+        "{what}: only the four outputs and the marker, no temporary files"
     );
+    assert_eq!(
+        success_marker(&r.out),
+        Some(true),
+        "{what}: _SUCCESS matches"
+    );
+}
+
+/// `None` when `dir/_SUCCESS` is absent, else whether every file it lists
+/// has the SHA-256 it gives, as coreutils' `sha256sum --check --strict`
+/// judges it (not canopy's own code).
+fn success_marker(dir: &Path) -> Option<bool> {
+    if !dir.join("_SUCCESS").exists() {
+        return None;
+    }
+    let check = Command::new("sha256sum")
+        .args(["--check", "--strict", "--quiet", "_SUCCESS"])
+        .current_dir(dir)
+        .output()
+        .expect("sha256sum (coreutils) is installed");
+    Some(check.status.success())
 }
 
 // ---------------------------------------------------------------------------
@@ -836,6 +842,7 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
         "wrappers.jsonl",
         "summary.csv",
         "rejects.jsonl",
+        "_SUCCESS",
     ];
     // Every file in the output folder, by name: the comparison covers all
     // of them, not a chosen few.
@@ -856,7 +863,7 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     assert_eq!(
         listing(),
         sorted_names,
-        "the output folder holds the four files only"
+        "the output folder holds the four files and _SUCCESS only"
     );
     let before: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
     assert!(before[0].len() > 10_000);
@@ -894,46 +901,81 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     assert!(read("articles.jsonl") == before[0]);
 }
 
-/// A run killed (SIGKILL) at any point leaves each output file either as
-/// the previous run wrote it or absent, never half written; the rerun
-/// removes the temporaries a kill leaves and gives the same bytes.
+/// A run killed (SIGKILL) at any point leaves each output file whole, as
+/// one of the runs wrote it, or absent. The kills alternate between two
+/// inputs, so a kill between two renames leaves files of two different runs:
+/// `_SUCCESS` is then absent, and whenever it is present it is a complete
+/// run's marker and the files match it. The rerun removes the temporaries
+/// a kill leaves and gives the same bytes.
 #[test]
 fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
-    let input = corpora().join("big9/big9.warc.gz");
+    let inputs = [
+        corpora().join("big9/big9.warc.gz"),
+        corpora().join("warc/pywb/iana.warc.gz"),
+    ];
     let tmp = tempfile::tempdir().unwrap();
-    let reference_dir = tmp.path().join("reference");
-    let reference = run(&[&input], &reference_dir, &["--threads", "2"]);
-    check_contract(&reference, "reference");
     let names = [
         "articles.jsonl",
         "wrappers.jsonl",
         "summary.csv",
         "rejects.jsonl",
+        "_SUCCESS",
     ];
-    let expected: Vec<Vec<u8>> = names
+    // Per input: how long a whole run takes, and the bytes of each file.
+    let references: Vec<(Duration, Vec<Vec<u8>>)> = inputs
         .iter()
-        .map(|n| std::fs::read(reference_dir.join(n)).unwrap())
+        .enumerate()
+        .map(|(i, input)| {
+            let dir = tmp.path().join(format!("reference-{i}"));
+            let r = run(&[input], &dir, &["--threads", "2"]);
+            check_contract(&r, "reference");
+            let files = names.iter().map(|n| std::fs::read(dir.join(n)).unwrap());
+            (r.took, files.collect())
+        })
         .collect();
-    let full = reference.took;
+    assert!(references[0].1[0] != references[1].1[0]);
     let out = tmp.path().join("out");
     // Kills spread over the whole run, the last ones around the writes.
-    for (i, tenths) in [0u32, 2, 5, 8, 9, 10, 11].into_iter().enumerate() {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_canopy"))
+    let mut mixed = 0;
+    for (i, tenths) in [0u32, 2, 5, 8, 9, 10, 11, 9, 10, 11, 12]
+        .into_iter()
+        .enumerate()
+    {
+        let (input, (full, _)) = (&inputs[i % 2], &references[i % 2]);
+        let mut child = Command::new(common::bin())
             .args(["run".as_ref(), input.as_os_str(), "--out".as_ref()])
             .arg(&out)
             .args(["--threads", "2"])
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(full * tenths / 10);
+        std::thread::sleep(*full * tenths / 10);
         let _ = child.kill();
         let _ = child.wait();
-        for (n, want) in names.iter().zip(&expected) {
-            // The first kill lands in an empty folder: absent is fine; once
-            // a file is there, it is whole.
+        // Which reference runs the folder can be (the first kill lands in
+        // an empty folder: absent files are fine); once a file is there, it
+        // is whole, one run's. (Some files are alike in both runs.)
+        let mut could_be = [true, true];
+        for (k, n) in names.iter().enumerate() {
             if let Ok(got) = std::fs::read(out.join(n)) {
-                assert!(got == *want, "kill {i} at {tenths}/10: {n} is partial");
+                let is = references.iter().map(|(_, files)| files[k] == got);
+                let is: Vec<bool> = is.collect();
+                assert!(
+                    is.contains(&true),
+                    "kill {i} at {tenths}/10: {n} is partial"
+                );
+                could_be = [could_be[0] && is[0], could_be[1] && is[1]];
             }
+        }
+        match success_marker(&out) {
+            Some(matches) => {
+                assert!(matches, "kill {i}: _SUCCESS does not match the files");
+                assert!(
+                    could_be.contains(&true),
+                    "kill {i}: _SUCCESS beside two runs' files"
+                );
+            }
+            None => mixed += usize::from(!could_be.contains(&true)),
         }
         for entry in std::fs::read_dir(&out).into_iter().flatten() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
@@ -945,26 +987,69 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
             );
         }
     }
+    eprintln!("{mixed} kills left files of two runs (and no _SUCCESS)");
     // What a kill between creating a temporary and renaming it leaves (the
     // kills above may also have left `run`'s scratch work folders).
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join(".articles.jsonl.k1ll3d.tmp"), "half").unwrap();
-    let rerun = run(&[&input], &out, &["--threads", "2"]);
+    let rerun = run(&[&inputs[0]], &out, &["--threads", "2"]);
     check_contract(&rerun, "rerun after kills");
-    let mut left: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
-    let mut want_names = names.map(String::from).to_vec();
-    want_names.sort();
-    assert_eq!(left, want_names, "no temporary is left after the rerun");
-    for (n, want) in names.iter().zip(&expected) {
+    for (n, want) in names.iter().zip(&references[0].1) {
         assert!(
             std::fs::read(out.join(n)).unwrap() == *want,
             "rerun: {n} differs"
         );
     }
+}
+
+/// The state a kill between two renames leaves, made certain: a run that
+/// fails after replacing `articles.jsonl` (its `wrappers.jsonl` cannot be
+/// replaced: a folder is in the way) leaves files of two runs and no
+/// `_SUCCESS`. With `--wet`, the WET file (outside the folder) is in the
+/// manifest too.
+#[test]
+fn a_run_that_stops_between_two_outputs_leaves_no_success_marker() {
+    let c = corpora();
+    let (first, second) = (
+        c.join("warc/resiliparse/warcfile.warc.gz"),
+        c.join("warc/pywb/iana.warc.gz"),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    check_contract(&run(&[&first], &out, &[]), "first run");
+    let old_summary = std::fs::read(out.join("summary.csv")).unwrap();
+    std::fs::remove_file(out.join("wrappers.jsonl")).unwrap();
+    std::fs::create_dir_all(out.join("wrappers.jsonl").join("in-the-way")).unwrap();
+    let failed = run(&[&second], &out, &[]);
+    assert_eq!(failed.code, 2, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("cannot write into"),
+        "{}",
+        failed.stderr
+    );
+    assert_eq!(success_marker(&out), None, "no _SUCCESS beside a mixed set");
+    assert!(std::fs::read(out.join("articles.jsonl")).unwrap().len() > 1000);
+    assert!(std::fs::read(out.join("summary.csv")).unwrap() == old_summary);
+    std::fs::remove_dir_all(out.join("wrappers.jsonl")).unwrap();
+    let wet = tmp.path().join("wet dir").join("text.warc.wet.gz");
+    std::fs::create_dir_all(wet.parent().unwrap()).unwrap();
+    let r = run(&[&second], &out, &["--wet", wet.to_str().unwrap()]);
+    check_contract(&r, "rerun with --wet");
+    let manifest = std::fs::read_to_string(out.join("_SUCCESS")).unwrap();
+    let listed: Vec<&str> = manifest
+        .lines()
+        .map(|l| l.split_once("  ").unwrap().1)
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "articles.jsonl",
+            "wrappers.jsonl",
+            "summary.csv",
+            "rejects.jsonl",
+            wet.to_str().unwrap()
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------------

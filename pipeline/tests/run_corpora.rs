@@ -1,63 +1,33 @@
 //! `canopy run` end to end on the dev corpora in `../shared/corpora`.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-fn corpora() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora");
-    assert!(
-        dir.is_dir(),
-        "the shared corpora must sit beside the repository: {}",
-        dir.display()
-    );
-    dir
-}
+mod common;
+
+use common::{canopy, corpora, jsonl, manifest};
 
 struct ManifestRow {
     record_id: String,
     gold: String,
 }
 
-fn manifest(corpus: &Path) -> Vec<ManifestRow> {
-    let text = std::fs::read_to_string(corpus.join("manifest.tsv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let (rid, gold) = (col("record_id"), col("gold"));
-    lines
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            ManifestRow {
-                record_id: f[rid].to_string(),
-                gold: std::fs::read_to_string(corpus.join(f[gold])).unwrap(),
-            }
+/// The record id and gold text of every page of a corpus folder.
+fn golds(corpus: &Path) -> Vec<ManifestRow> {
+    let name = corpus.file_name().unwrap().to_str().unwrap();
+    manifest(name)
+        .into_iter()
+        .map(|r| ManifestRow {
+            gold: std::fs::read_to_string(corpus.join(&r["gold"])).unwrap(),
+            record_id: r["record_id"].clone(),
         })
         .collect()
 }
 
+/// `canopy run ARGS --out OUT`, asserting it finished.
 fn run(args: &[&str], out: &Path) -> std::process::Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_canopy"))
-        .arg("run")
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.code() == Some(0) || output.status.code() == Some(1),
-        "canopy failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn jsonl(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let out = out.to_str().unwrap();
+    canopy(&[&["run"], args, &["--out", out]].concat())
 }
 
 /// Runs the corpus, checks the output contract and returns the mean bigram F1.
@@ -69,7 +39,7 @@ fn check_corpus(name: &str, extra: &[&str]) -> f64 {
     args.extend_from_slice(extra);
     run(&args, out.path());
 
-    let rows = manifest(&corpus);
+    let rows = golds(&corpus);
     let articles = jsonl(&out.path().join("articles.jsonl"));
     assert_eq!(articles.len(), rows.len(), "one article per HTML page");
     let by_id: HashMap<&str, &serde_json::Value> = articles
@@ -165,7 +135,7 @@ fn sample_data_runs_and_bad_usage_exits_2() {
     assert_eq!(output.status.code(), Some(0));
     assert!(!jsonl(&out.path().join("articles.jsonl")).is_empty());
 
-    let status = Command::new(env!("CARGO_BIN_EXE_canopy"))
+    let status = std::process::Command::new(common::bin())
         .args(["run", "--out"])
         .arg(out.path())
         .arg("--method")
@@ -194,7 +164,7 @@ fn corpus_f1(name: &str, extra: &[&str]) -> f64 {
             )
         })
         .collect();
-    let rows = manifest(&corpus);
+    let rows = golds(&corpus);
     let scores: Vec<canopy_score::PageScore> = rows
         .iter()
         .map(|r| canopy_score::score_page(by_id.get(r.record_id.as_str()).unwrap_or(&""), &r.gold))
@@ -238,7 +208,7 @@ fn description_is_the_feed_items_text() {
     assert_eq!(articles.len(), 200);
     // Every big9 page has a feed item, whose title is the page's <title>:
     // the description article holds the headline the gold opens with.
-    let rows = manifest(&corpus);
+    let rows = golds(&corpus);
     let by_id: HashMap<&str, &str> = articles
         .iter()
         .map(|a| {

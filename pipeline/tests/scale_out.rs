@@ -5,14 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn big9() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora/big9");
-    assert!(
-        dir.is_dir(),
-        "the shared corpora must sit beside the repository: {}",
-        dir.display()
-    );
-    dir
+    common::corpus_file("big9")
 }
 
 fn canopy(args: &[&str]) -> Output {

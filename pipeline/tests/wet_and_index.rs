@@ -4,34 +4,15 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+
+mod common;
 
 use canopy_index::{plain_query, ArticleIndex};
+use common::{articles, canopy, corpus_file};
 use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
 use fastwarc::warc::record::WarcRecordType;
-
-fn corpus(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpora")
-        .join(name);
-    assert!(dir.is_dir(), "missing corpus {}", dir.display());
-    dir
-}
-
-fn canopy(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_canopy"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(output.status.code(), Some(0 | 1)),
-        "canopy {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
 
 /// Runs the pipeline over a corpus's WARC into `out`, with a WET file.
 fn run_with_wet(corpus: &Path, out: &Path, wet: &Path, threads: &str) {
@@ -47,14 +28,6 @@ fn run_with_wet(corpus: &Path, out: &Path, wet: &Path, threads: &str) {
         "--threads".as_ref(),
         threads.as_ref(),
     ]);
-}
-
-fn articles(out: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(out.join("articles.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// (type, target URI, refers-to, date, text) of every record, digests verified.
@@ -95,7 +68,7 @@ fn read_wet(path: &Path) -> Vec<(WarcRecordType, String, String, String, String)
 #[test]
 fn wet_matches_articles_and_is_byte_identical_across_thread_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let big9 = corpus("big9");
+    let big9 = corpus_file("big9");
     let (one, two) = (dir.path().join("t1"), dir.path().join("t2"));
     run_with_wet(&big9, &one, &one.join("big9.warc.gz"), "1");
     run_with_wet(&big9, &two, &two.join("big9.warc.gz"), "2");
@@ -120,7 +93,7 @@ fn wet_matches_articles_and_is_byte_identical_across_thread_counts() {
 #[test]
 fn invalid_source_dates_get_the_warcinfo_date() {
     // ClueWeb09 dates such as 2008-10-294T05:21:46-0700 are not ISO 8601.
-    let warc = corpus("warc/resiliparse").join("clueweb-quirk.warc.gz");
+    let warc = corpus_file("warc/resiliparse").join("clueweb-quirk.warc.gz");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let wet = out.join("quirk.warc");
@@ -171,7 +144,7 @@ fn title_like(line: &str) -> bool {
 /// Gold first lines whose article is the first hit when the line is the
 /// (plain) query, out of how many: all first lines, then the title-like ones.
 fn first_hits(name: &str, dir: &Path) -> [(usize, usize); 2] {
-    let corpus = corpus(name);
+    let corpus = corpus_file(name);
     let out = dir.join(name);
     run_with_wet(&corpus, &out, &out.join("wet.warc.gz"), "2");
     let index_dir = dir.join(format!("{name}-index"));
@@ -220,7 +193,7 @@ fn gold_titles_find_their_article_first() {
 #[test]
 fn search_prints_hits_with_snippets() {
     let dir = tempfile::tempdir().unwrap();
-    let big9 = corpus("big9");
+    let big9 = corpus_file("big9");
     let out = dir.path().join("big9");
     run_with_wet(&big9, &out, &out.join("wet.warc.gz"), "2");
     let index_dir = dir.path().join("index");

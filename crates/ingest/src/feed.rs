@@ -1,9 +1,11 @@
 //! Web feeds (RSS 0.9x/1.0/2.0, Atom, JSON Feed) to [`FeedItem`]s.
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 
 use canopy_types::{FeedItem, Reject, SourceRef};
+use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 use feed_rs::model::{Entry, Link};
 
 /// Parses a feed document with feed-rs and returns its items.
@@ -16,15 +18,15 @@ use feed_rs::model::{Entry, Link};
 /// dropped. Returns `Err` with a reason when the document is not a feed or
 /// has no item with a link, so `Ok` always holds at least one item.
 pub fn parse_feed(bytes: &[u8], base_uri: Option<&str>) -> Result<Vec<FeedItem>, String> {
-    if misplaced_xml_declaration(bytes) {
-        return Err("feed parse error: XML declaration not at the start of the document".into());
-    }
+    let document = as_utf8_without_declaration(bytes)?;
     let parser = feed_rs::parser::Builder::new().base_uri(base_uri).build();
-    // quick-xml (under feed-rs) has panicked on fuzzed input the check above
-    // does not catch (a malformed declaration followed by `<?xml-sty…`):
-    // a panic in the parser is this feed's error, never the run's end. (The
-    // parser is dropped after a panic, so no broken state is seen again.)
-    let feed = std::panic::catch_unwind(AssertUnwindSafe(|| parser.parse(bytes)))
+    // Defence in depth, not a fix: the prolog bug that made quick-xml panic
+    // is removed above, but feed-rs and quick-xml are a large third-party
+    // stack fed hostile bytes, and a panic in a worker would end the whole
+    // run for one feed. Fuzzing still sees any new panic (libFuzzer's panic
+    // hook aborts before unwinding reaches this), so nothing is hidden from
+    // it. The parser is dropped after a panic; no broken state is reused.
+    let feed = std::panic::catch_unwind(AssertUnwindSafe(|| parser.parse(&document[..])))
         .map_err(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
@@ -50,29 +52,157 @@ pub fn parse_feed(bytes: &[u8], base_uri: Option<&str>) -> Result<Vec<FeedItem>,
     Ok(items)
 }
 
-/// Whether an XML document has an XML declaration (`<?xml …?>`) anywhere
-/// but at its start.
+/// The document as UTF-8 with its XML declaration removed, as handed to
+/// feed-rs; JSON documents unchanged.
 ///
-/// quick-xml 0.42 (under feed-rs) panics on a second declaration that names
-/// an encoding ("set_encoding() called after prefix buffer was drained";
-/// found by the `feed` fuzz target). Such a document is not well-formed
-/// XML (XML 1.0 §2.8 allows the declaration only first, and §2.6 reserves
-/// the `xml` target), so it is rejected before feed-rs sees it. The check
-/// is on the bytes, not on XML tokens: skipping comments and CDATA here
-/// let a second fuzzed input through (quick-xml did not see the CDATA this
-/// scan saw), so a declaration inside CDATA is rejected too. JSON documents
-/// are not checked.
-fn misplaced_xml_declaration(bytes: &[u8]) -> bool {
-    let start = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let start = start.trim_ascii_start();
-    if start.first() == Some(&b'{') {
-        return false;
+/// Why: feed-rs passes the encoding named by every XML declaration quick-xml
+/// reports to `DecodingReader::set_encoding`, which panics ("set_encoding()
+/// called after prefix buffer was drained") once the reader's 64-byte
+/// look-ahead is consumed: a declaration longer than 64 bytes that names a
+/// non-UTF-8 encoding (a valid feed), or a second declaration (found by the
+/// `feed` fuzz target). quick-xml 0.42 and feed-rs 3.0 are the newest
+/// releases. So the document is decoded here, once, as XML 1.0 (§4.3.3 and
+/// Appendix F) says: a BOM (UTF-8, UTF-16) decides; else UTF-16 without BOM
+/// is recognised by `<?` in it; else the bytes are ASCII-compatible and the
+/// declaration's `encoding` decides (UTF-8 when absent or unknown, as
+/// quick-xml did). A UTF-8 document needs no declaration (§4.3.3), so it is
+/// removed: quick-xml then reads UTF-8 from the first byte and never sees an
+/// encoding to switch to. Malformed bytes for the encoding are the feed's
+/// error (a fatal error in XML 1.0, and quick-xml's behaviour too), as are a
+/// malformed declaration and a declaration anywhere but at the start.
+fn as_utf8_without_declaration(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
+    let unmarked = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if unmarked.trim_ascii_start().first() == Some(&b'{') {
+        return Ok(Cow::Borrowed(bytes)); // JSON Feed: UTF-8 by RFC 8259
     }
-    start.windows(6).skip(1).any(|w| {
-        w.get(..5).is_some_and(|p| p.eq_ignore_ascii_case(b"<?xml"))
-            && w.get(5)
-                .is_some_and(|&b| b.is_ascii_whitespace() || b == b'?')
+    let (encoding, body) = match Encoding::for_bom(bytes) {
+        Some((encoding, bom_len)) => (encoding, bytes.get(bom_len..).unwrap_or_default()),
+        None if bytes.starts_with(b"<\0?\0") => (UTF_16LE, bytes),
+        None if bytes.starts_with(b"\0<\0?") => (UTF_16BE, bytes),
+        None => {
+            let declared = xml_declaration(bytes)?.and_then(|d| d.encoding);
+            // In bytes that spell `<?xml` in ASCII a UTF-16 label is a
+            // mislabel (WHATWG's rule for the same case in HTML).
+            let encoding = declared
+                .and_then(|label| Encoding::for_label(label.as_bytes()))
+                .map_or(UTF_8, Encoding::output_encoding);
+            (encoding, bytes)
+        }
+    };
+    let text = encoding
+        .decode_without_bom_handling_and_without_replacement(body)
+        .ok_or_else(|| {
+            format!(
+                "feed parse error: the document is not valid {}",
+                encoding.name()
+            )
+        })?;
+    let start = text.len() - text.trim_ascii_start().len();
+    let content_start = match xml_declaration(text.as_bytes())? {
+        Some(declaration) => declaration.end,
+        None => start,
+    };
+    let content = text.get(content_start..).unwrap_or_default();
+    if has_xml_declaration(content.as_bytes()) {
+        return Err("feed parse error: XML declaration not at the start of the document".into());
+    }
+    Ok(match text {
+        Cow::Borrowed(_) => Cow::Borrowed(body.get(content_start..).unwrap_or_default()),
+        Cow::Owned(text) => Cow::Owned(text.get(content_start..).unwrap_or_default().into()),
     })
+}
+
+/// An XML declaration at the start of a document (after ASCII whitespace).
+struct XmlDeclaration {
+    /// Offset just past its `?>`.
+    end: usize,
+    /// Its `encoding` value, if any.
+    encoding: Option<String>,
+}
+
+/// Parses the XML declaration (`<?xml …?>`) at the start of `doc`, if any.
+///
+/// A declaration holds `version`, `encoding` and `standalone` pseudo-
+/// attributes (XML 1.0 §2.8, [23]–[32]), each at most once, each after
+/// whitespace and quoted; the order is not checked. Anything else (an
+/// unclosed declaration, a stray `?`, an unknown or repeated name) is an
+/// error: such a prolog is not well-formed, and which encoding it names is
+/// a guess. `<?xml-stylesheet` and other processing instructions are not
+/// declarations.
+fn xml_declaration(doc: &[u8]) -> Result<Option<XmlDeclaration>, String> {
+    let start = doc.len() - doc.trim_ascii_start().len();
+    let rest = doc.get(start..).unwrap_or_default();
+    if !starts_with_xml_declaration(rest) {
+        return Ok(None);
+    }
+    let malformed = |why: &str| format!("feed parse error: malformed XML declaration ({why})");
+    let close = rest
+        .windows(2)
+        .position(|w| w == b"?>")
+        .ok_or_else(|| malformed("no closing `?>`"))?;
+    let mut attributes = rest.get(5..close).unwrap_or_default();
+    let mut seen: Vec<&[u8]> = Vec::new();
+    let mut encoding = None;
+    loop {
+        let trimmed = attributes.trim_ascii_start();
+        if trimmed.is_empty() {
+            break;
+        }
+        if trimmed.len() == attributes.len() {
+            return Err(malformed("no space before a pseudo-attribute"));
+        }
+        let name_len = trimmed
+            .iter()
+            .position(|b| !b.is_ascii_alphabetic())
+            .unwrap_or(trimmed.len());
+        let (name, after_name) = trimmed.split_at(name_len);
+        if !matches!(name, b"version" | b"encoding" | b"standalone") || seen.contains(&name) {
+            return Err(malformed("unknown or repeated pseudo-attribute"));
+        }
+        seen.push(name);
+        let value_part = after_name
+            .trim_ascii_start()
+            .strip_prefix(b"=")
+            .map(<[u8]>::trim_ascii_start)
+            .ok_or_else(|| malformed("no `=` after a pseudo-attribute"))?;
+        let quote = *value_part
+            .first()
+            .filter(|q| matches!(q, b'"' | b'\''))
+            .ok_or_else(|| malformed("unquoted value"))?;
+        let value_and_rest = value_part.get(1..).unwrap_or_default();
+        let value_len = value_and_rest
+            .iter()
+            .position(|&b| b == quote)
+            .ok_or_else(|| malformed("unclosed value"))?;
+        let (value, after_value) = value_and_rest.split_at(value_len);
+        if name == b"encoding" {
+            encoding = Some(String::from_utf8_lossy(value).into_owned());
+        }
+        attributes = after_value.get(1..).unwrap_or_default();
+    }
+    Ok(Some(XmlDeclaration {
+        end: start + close + 2,
+        encoding,
+    }))
+}
+
+/// Whether `doc` starts with `<?xml` then whitespace or `?`: quick-xml reports
+/// such a processing instruction as a declaration (the check here ignores
+/// case, to be safe).
+fn starts_with_xml_declaration(doc: &[u8]) -> bool {
+    doc.get(..5)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"<?xml"))
+        && doc
+            .get(5)
+            .is_some_and(|&b| b.is_ascii_whitespace() || b == b'?')
+}
+
+/// Whether an XML declaration starts anywhere in `doc`. The check is on the
+/// bytes, not on XML tokens: a declaration inside a comment or CDATA counts
+/// too (an earlier version skipped those and a fuzzed input whose "CDATA"
+/// quick-xml did not see as one got through).
+fn has_xml_declaration(doc: &[u8]) -> bool {
+    doc.windows(6).any(starts_with_xml_declaration)
 }
 
 /// Reads and parses a feed file; any failure becomes a [`Reject`] at stage `feed`.

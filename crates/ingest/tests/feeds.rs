@@ -189,16 +189,77 @@ fn a_second_xml_declaration_is_an_error_not_a_panic() {
     assert_eq!(items[0].url, "http://a/x");
 }
 
-/// The third `feed` fuzz crash: a malformed first declaration, then
-/// `<?xml-sty…`, still makes quick-xml panic; the panic is caught and the
-/// feed rejected with a reason.
+/// The third `feed` fuzz crash: a first declaration longer than quick-xml's
+/// 64-byte look-ahead naming ISO-8859-1 (its `?ersion` makes it malformed
+/// too), then `<?xml-sty…`. It made quick-xml panic; it is now a malformed
+/// declaration, found before feed-rs runs.
 #[test]
-fn a_panic_in_the_xml_parser_is_the_feeds_error() {
+fn a_malformed_declaration_is_the_feeds_error() {
     let doc = std::fs::read(format!(
         "{}/tests/fuzz_regressions/feed-crash-f0d237b6.xml",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
     let err = canopy_ingest::parse_feed(&doc, None).unwrap_err();
-    assert!(err.starts_with("feed parse error"), "{err}");
+    assert!(
+        err.starts_with("feed parse error: malformed XML declaration"),
+        "{err}"
+    );
+    for bad in [
+        &b"<?xml version=\"1.0\" encoding=\"UTF-8\"<rss/>"[..],
+        b"<?xml version=\"1.0\" version=\"1.0\"?><rss/>",
+        b"<?xml version=1.0?><rss/>",
+        b"<?xml version=\"1.0\"encoding=\"UTF-8\"?><rss/>",
+    ] {
+        let err = canopy_ingest::parse_feed(bad, None).unwrap_err();
+        assert!(err.contains("malformed XML declaration"), "{err}");
+    }
+}
+
+/// A small RSS feed with one item whose title is `title`.
+fn rss(title: &str) -> String {
+    format!(
+        "<rss version=\"2.0\"><channel><title>c</title>\
+         <item><title>{title}</title><link>http://a/x</link></item></channel></rss>"
+    )
+}
+
+/// The root cause of the `feed` crashes: feed-rs switched quick-xml's
+/// decoder to the declared encoding after quick-xml had read past its
+/// 64-byte look-ahead, which panicked for a valid ISO-8859-1 feed whose
+/// declaration is longer than 64 bytes. The document is now decoded before
+/// feed-rs sees it, so the feed parses and its text is decoded.
+#[test]
+fn a_long_declaration_naming_a_single_byte_encoding_decodes() {
+    let decl = "<?xml version=\"1.0\"   encoding=\"ISO-8859-1\"   standalone=\"yes\"   ?>\n";
+    assert!(decl.len() > 64);
+    let mut doc = decl.as_bytes().to_vec();
+    doc.extend(
+        rss("caf\u{e9} \u{e0} la cr\u{e8}me")
+            .chars()
+            .map(|c| c as u8),
+    );
+    let items = parse_feed(&doc, None).unwrap();
+    assert_eq!(items[0].title, "caf\u{e9} \u{e0} la cr\u{e8}me");
+}
+
+/// UTF-16 feeds (with a BOM, or recognised by `<?` without one) decode, and
+/// bytes that are not valid in the declared encoding are the feed's error.
+#[test]
+fn utf16_feeds_decode_and_invalid_bytes_are_an_error() {
+    let text = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?>{}",
+        rss("\u{65e5}\u{672c}")
+    );
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let le_bom: Vec<u8> = [&[0xFF, 0xFE][..], &le].concat();
+    for doc in [le, be, le_bom] {
+        let items = parse_feed(&doc, None).unwrap();
+        assert_eq!(items[0].title, "\u{65e5}\u{672c}");
+    }
+    let mut invalid = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>".to_vec();
+    invalid.extend(rss("\u{e9}").chars().map(|c| c as u8)); // Latin-1 bytes
+    let err = parse_feed(&invalid, None).unwrap_err();
+    assert!(err.contains("not valid UTF-8"), "{err}");
 }

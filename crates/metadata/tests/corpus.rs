@@ -1,37 +1,20 @@
 //! Metadata of real pages from `../shared/corpora`. Every expected value
 //! below was read in the page's HTML (the tag it comes from is named).
 
-use std::path::PathBuf;
-
 use canopy_dom::{Document, DomOptions};
 use canopy_metadata::{base_url, PageMeta};
-
-fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
+use canopy_test_support::{corpora, manifest};
 
 /// Every page of a corpus: (id, url, html).
 fn pages(corpus: &str) -> Vec<(String, String, String)> {
     let dir = corpora().join(corpus);
-    let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
-    manifest
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            let bytes = std::fs::read(dir.join(f[6])).unwrap();
+    manifest(corpus)
+        .into_iter()
+        .map(|row| {
+            let bytes = std::fs::read(dir.join(&row["html"])).unwrap();
             (
-                f[0].to_string(),
-                f[1].to_string(),
+                row["id"].clone(),
+                row["url"].clone(),
                 String::from_utf8_lossy(&bytes).into_owned(),
             )
         })

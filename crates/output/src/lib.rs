@@ -5,8 +5,11 @@
 //!
 //! The files and their contract are described in the README:
 //! `articles.jsonl`, `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`, and
-//! the optional WET file ([`wet`]).
+//! the optional WET file ([`wet`]). Each file is whole, but a set of them
+//! is only known to come from one run when [`success`]'s `_SUCCESS`
+//! manifest is there and matches them.
 
+pub mod success;
 pub mod wet;
 
 use std::io::{self, BufWriter, Write};

@@ -2,25 +2,11 @@
 //! selection of a page-level method (WLR), rendered, must hold only the
 //! safe elements and attributes, with absolute link and image URLs.
 
-use std::path::PathBuf;
-
 use canopy_dom::{Document, DomOptions};
 use canopy_extract::{wlr, WlrVariant};
 use canopy_metadata::base_url;
 use canopy_render::CleanTree;
-
-fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
+use canopy_test_support::{corpora, manifest};
 
 const SAFE: &[&str] = &[
     "html",
@@ -61,12 +47,10 @@ fn rendered_pages_are_safe_and_absolute() {
     let (mut pages, mut images, mut links) = (0, 0, 0);
     for corpus in ["big9", "dragnet"] {
         let dir = corpora().join(corpus);
-        let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
-        for line in manifest.lines().skip(1) {
-            let f: Vec<&str> = line.split('\t').collect();
-            let (id, url) = (f[0], f[1]);
-            let html =
-                String::from_utf8_lossy(&std::fs::read(dir.join(f[6])).unwrap()).into_owned();
+        for row in manifest(corpus) {
+            let (id, url) = (&row["id"], &row["url"]);
+            let html = String::from_utf8_lossy(&std::fs::read(dir.join(&row["html"])).unwrap())
+                .into_owned();
             let doc = Document::parse(&html, &DomOptions::default());
             let nodes = wlr(&doc, "wlr".parse::<WlrVariant>().unwrap());
             let tree = CleanTree::build(&doc, &nodes, &|_| true, base_url(&doc, url).as_ref());

@@ -11,15 +11,9 @@
 //!
 //! and holds only page ids and scores: the texts are read from the shared corpora.
 
-use std::path::PathBuf;
-
 use canopy_score::{score_page, Prf};
 
 const TOLERANCE: f64 = 1e-9;
-
-fn corpora_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora")
-}
 
 fn assert_close(what: &str, got: Prf, want: &[f64]) {
     let got_v = [got.precision, got.recall, got.f1];
@@ -90,12 +84,7 @@ fn agrees_with_python_on_handmade_unicode_cases() {
 
 #[test]
 fn agrees_with_python_on_gold_pairs() {
-    let corpora = corpora_dir();
-    assert!(
-        corpora.is_dir(),
-        "shared corpora not found at {} (expected ../shared/corpora beside the repository)",
-        corpora.display()
-    );
+    let corpora = canopy_test_support::corpora();
     let table = include_str!("data/reference_pairs.tsv");
     let mut checked = 0;
     for line in table.lines().skip(1) {

@@ -7,18 +7,16 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 pub const YEARS: [&str; 4] = ["2005", "2009", "2013", "2017"];
 
+pub use canopy_test_support::jsonl;
+
 pub fn big9() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora/big9");
-    assert!(
-        dir.join("years").is_dir(),
-        "the shared corpora must sit beside the repository: {}",
-        dir.display()
-    );
-    dir
+    canopy_test_support::corpus_file("big9/years")
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 pub fn year_warc(year: &str) -> PathBuf {
@@ -29,43 +27,21 @@ pub fn year_warc(year: &str) -> PathBuf {
 /// record id.
 pub fn year_gold(year: &str) -> BTreeMap<String, String> {
     let dir = big9();
-    let text = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let (rid, group, gold) = (col("record_id"), col("group"), col("gold"));
-    lines
-        .map(|l| l.split('\t').collect::<Vec<_>>())
-        .filter(|f| f[group].rsplit('@').next() == Some(year))
-        .map(|f| {
-            let g = std::fs::read_to_string(dir.join(f[gold])).unwrap();
-            (f[rid].to_string(), g)
+    canopy_test_support::manifest("big9")
+        .into_iter()
+        .filter(|r| r["group"].rsplit('@').next() == Some(year))
+        .map(|r| {
+            let g = std::fs::read_to_string(dir.join(&r["gold"])).unwrap();
+            (r["record_id"].clone(), g)
         })
         .collect()
 }
 
 /// Runs `canopy ARGS... --out OUT` (exit 0 or 1 expected) and returns stderr.
 pub fn canopy(bin: &Path, args: &[&str], out: &Path) -> String {
-    let output = Command::new(bin)
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        matches!(output.status.code(), Some(0) | Some(1)),
-        "canopy {args:?} failed: {stderr}"
-    );
-    stderr
-}
-
-pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let out = out.to_str().unwrap();
+    let output = canopy_test_support::run_finished(bin, &[args, &["--out", out]].concat());
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Mean bigram F1 of a run's articles against the gold (a missing article

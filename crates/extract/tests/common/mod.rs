@@ -8,19 +8,7 @@ use std::path::PathBuf;
 
 use canopy_dom::{Document, DomOptions};
 
-/// The shared corpora directory; panics if `big9` or `dragnet` is missing.
-pub fn corpora() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora"
-    ));
-    assert!(
-        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
-        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv",
-        dir.display()
-    );
-    dir
-}
+pub use canopy_test_support::corpora;
 
 /// The file at `p` as text (invalid UTF-8 replaced); panics if unreadable.
 pub fn read(p: PathBuf) -> String {

@@ -1,0 +1,85 @@
+//! Helpers for the workspace's tests (a dev-dependency only): where the
+//! shared corpora are, their manifests, JSON-lines outputs, and running the
+//! `canopy` binary. Tests read the corpora from `../shared/corpora`, never
+//! from a copy in the repository.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `../shared/corpora` beside the workspace. Panics with a clear message
+/// unless both big9's and dragnet's manifests are there, so that no test
+/// passes vacuously on a machine without the corpora.
+pub fn corpora() -> PathBuf {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora"
+    ));
+    assert!(
+        dir.join("big9/manifest.tsv").is_file() && dir.join("dragnet/manifest.tsv").is_file(),
+        "the shared corpora are missing: expected {}/{{big9,dragnet}}/manifest.tsv \
+         (../shared/corpora beside the workspace)",
+        dir.display()
+    );
+    dir
+}
+
+/// A file or folder under the corpora (`big9`, `warc/pywb/iana.warc.gz`),
+/// asserting it exists.
+pub fn corpus_file(rel: &str) -> PathBuf {
+    let p = corpora().join(rel);
+    assert!(p.exists(), "corpus file missing: {}", p.display());
+    p
+}
+
+/// One manifest row: column name → value.
+pub type Row = HashMap<String, String>;
+
+/// The rows of `<corpus>/manifest.tsv` (`big9`, `dragnet`).
+pub fn manifest(corpus: &str) -> Vec<Row> {
+    let path = corpus_file(&format!("{corpus}/manifest.tsv"));
+    let text = std::fs::read_to_string(&path).expect("manifest is UTF-8");
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .expect("manifest header")
+        .split('\t')
+        .map(String::from)
+        .collect();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split('\t').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// Every line of a JSON-lines file (`articles.jsonl`, …) as a value.
+pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Runs `bin ARGS` (the `canopy` binary: `env!("CARGO_BIN_EXE_canopy")` in
+/// a test) and asserts it finished: exit 0, or 1 (some records rejected).
+pub fn run_finished<S: AsRef<OsStr>>(bin: &Path, args: &[S]) -> Output {
+    let output = Command::new(bin)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+    let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "canopy {shown:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
