@@ -738,8 +738,9 @@ fn mostly_links(doc: &Document, n: NodeId) -> bool {
 /// nodes its text came from (`nodes`, filtered by `kept` as the text was).
 ///
 /// The `title` field becomes the article's heading when the page's title
-/// confirms one; the text keeps the title line it was built with, so that
-/// `--format` and metadata never change the text.
+/// confirms one, and so does the text's title line where one was added (the
+/// heading is found whatever `--format` asks for, so the text does not
+/// depend on it).
 fn add_outputs(
     article: &mut Article,
     page: &Page<'_>,
@@ -752,6 +753,10 @@ fn add_outputs(
     let raw = raw_title(doc);
     let doc_title = doc.title();
     if let Some(heading) = article_heading(doc, nodes, &[&raw, &doc_title, &article.title]) {
+        // The text's title line, when it was added, becomes the heading too.
+        if let Some(rest) = article.text.strip_prefix(&format!("{}\n", article.title)) {
+            article.text = with_title(&heading, rest);
+        }
         article.title = heading;
     }
     let meta = PageMeta::extract(doc, base.as_ref(), nodes);
