@@ -30,6 +30,7 @@ DROP_ID_CLASS = ["comment", "disqus"]
 
 
 def drop_like_canopy(root):
+    drop_comment_sections(root)
     for el in list(root.iter(DROPPED)):
         el.drop_tree()
     for el in list(root.iter()):
@@ -38,6 +39,36 @@ def drop_like_canopy(root):
         idc = ((el.get("id") or "") + " " + (el.get("class") or "")).lower()
         if any(d in idc for d in DROP_ID_CLASS):
             el.drop_tree()
+
+
+# Canopy's comment sections (crates/dom `comment_section_starts`): an empty
+# <a> without href whose id or name holds a DROP_ID_CLASS string drops its
+# heading or inline wrapper and every later sibling, text included.
+SECTION_WRAPPERS = {"h1", "h2", "h3", "h4", "h5", "h6", "span", "b", "strong", "em", "font", "p"}
+
+
+def drop_comment_sections(root):
+    starts = []
+    for a in root.iter("a"):
+        if len(a) or a.text or a.get("href") is not None:
+            continue
+        names = [(a.get(k) or "").lower() for k in ("id", "name") if a.get(k) is not None]
+        if not any(d in v for v in names for d in DROP_ID_CLASS):
+            continue
+        start = a
+        while start.getparent() is not None and start.getparent().tag in SECTION_WRAPPERS:
+            start = start.getparent()
+        starts.append(start)
+    for start in starts:
+        parent = start.getparent()
+        if parent is None:
+            continue
+        siblings = list(parent)
+        if start not in siblings:
+            continue  # already removed with an earlier section
+        for sib in siblings[siblings.index(start):]:
+            sib.tail = None
+            parent.remove(sib)
 
 
 def words(text):
