@@ -203,22 +203,39 @@ impl<'a> Kept<'a> {
             }
             top = p;
         }
-        let siblings: Vec<NodeId> = doc.children(block).collect();
-        let Some(at) = siblings.iter().position(|&s| s == top) else {
+        if doc.node(top).parent != Some(block) {
             return false;
+        }
+        // Siblings found through the arena's depth-first layout (a subtree
+        // is a range), not by listing the block's children: a column of
+        // many lines would make that quadratic.
+        let next = |s: NodeId| {
+            let e = doc.node(s).end;
+            (e < doc.node(block).end).then_some(e)
         };
-        let separates = |s: NodeId| match doc.text(s) {
-            Some(t) => t.trim().is_empty(),
-            None => matches!(doc.tag(s), "br" | "hr") || is_block(doc.tag(s)),
+        let prev = |s: NodeId| {
+            let mut p = s - 1;
+            if p == block {
+                return None;
+            }
+            while doc.node(p).parent != Some(block) {
+                p = doc.node(p).parent?;
+            }
+            Some(p)
         };
-        let before = siblings[..at]
-            .iter()
-            .rev()
-            .find(|&&s| doc.text(s).is_none_or(|t| !t.trim().is_empty()));
-        let after = siblings[at + 1..]
-            .iter()
-            .find(|&&s| doc.text(s).is_none_or(|t| !t.trim().is_empty()));
-        before.is_none_or(|&s| separates(s)) && after.is_none_or(|&s| separates(s))
+        let blank = |s: NodeId| doc.text(s).is_some_and(|t| t.trim().is_empty());
+        let separates = |s: NodeId| {
+            doc.text(s).is_none() && (matches!(doc.tag(s), "br" | "hr") || is_block(doc.tag(s)))
+        };
+        let mut before = prev(top);
+        while let Some(s) = before.filter(|&s| blank(s)) {
+            before = prev(s);
+        }
+        let mut after = next(top);
+        while let Some(s) = after.filter(|&s| blank(s)) {
+            after = next(s);
+        }
+        before.is_none_or(separates) && after.is_none_or(separates)
     }
 
     /// Whether node `n` is kept (its ancestors are tested separately: a
