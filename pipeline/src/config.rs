@@ -35,6 +35,7 @@ pub struct DomConfig {
     pub max_depth: u32,
     pub max_bytes: usize,
     pub drop_id_class: Vec<String>,
+    pub section_anchors: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -101,6 +101,12 @@ impl SiteSettings {
                     .iter()
                     .map(|s| s.to_lowercase())
                     .collect(),
+                section_anchors: config
+                    .dom
+                    .section_anchors
+                    .iter()
+                    .map(|s| s.to_lowercase())
+                    .collect(),
             },
             forest: ForestOptions {
                 measure,

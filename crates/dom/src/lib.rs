@@ -52,6 +52,31 @@ pub struct DomOptions {
     /// strings are dropped with their subtree: user comments and similar
     /// blocks that are never part of an article.
     pub drop_id_class: Vec<String>,
+    /// An empty fragment anchor whose `id` or `name` contains one of these
+    /// (lowercase) strings opens a flat section that is dropped to the end
+    /// of its container (the comments of old blog layouts).
+    pub section_anchors: Vec<String>,
+}
+
+impl DomOptions {
+    /// Whether an `id` or a class token names a role of the drop list.
+    fn names_role(&self, name: &str) -> bool {
+        contains_any(name, &self.drop_id_class)
+    }
+}
+
+fn contains_any(name: &str, names: &[String]) -> bool {
+    let name = name.to_lowercase();
+    names.iter().any(|d| name.contains(d.as_str()))
+}
+
+/// A class token that names the post's topics, not the element's role:
+/// blog engines tag the article's own container with its taxonomy
+/// (WordPress's `post_class()`: `tag-promotion`, `category-comments`), so a
+/// topic must not drop the article.
+fn is_taxonomy_class(token: &str) -> bool {
+    let token = token.to_ascii_lowercase();
+    token.starts_with("tag-") || token.starts_with("category-")
 }
 
 impl Default for DomOptions {
@@ -60,6 +85,7 @@ impl Default for DomOptions {
             max_depth: 512,
             max_bytes: 16 << 20,
             drop_id_class: Vec::new(),
+            section_anchors: Vec::new(),
         }
     }
 }
@@ -113,14 +139,14 @@ pub struct Document {
 /// Build handles that open a flat comment section: old blog layouts put
 /// reader comments in the article's own container, after an empty fragment
 /// anchor (`<h2><a id="comments"></a>Comments</h2>`, `<a name="comments">`)
-/// that the drop list names. An anchor is where a fragment link lands, so
+/// that `section_anchors` names. An anchor is where a fragment link lands, so
 /// everything from it on is the comments: the anchor's heading (or inline
 /// wrapper) and every later sibling of it are dropped. Only an empty `<a>`
 /// without `href` counts: a link or an icon with a "comment" class says
 /// nothing about where the comments begin.
 fn comment_section_starts(
     build: &[sink::BuildNode],
-    drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
+    anchors: &[String],
 ) -> std::collections::HashSet<u32> {
     let mut starts = std::collections::HashSet::new();
     for (handle, node) in build.iter().enumerate() {
@@ -130,10 +156,9 @@ fn comment_section_starts(
         let is_marker = node.name.local == local_name!("a")
             && node.first_child == NONE
             && !attrs.iter().any(|a| a.name.local == local_name!("href"))
-            && attrs
-                .iter()
-                .any(|a| matches!(&*a.name.local, "id" | "name"))
-            && drop(&named_as_id(attrs));
+            && attrs.iter().any(|a| {
+                matches!(&*a.name.local, "id" | "name") && contains_any(&a.value, anchors)
+            });
         if !is_marker {
             continue;
         }
@@ -172,19 +197,6 @@ fn comment_section_starts(
         }
     }
     starts
-}
-
-/// An anchor's `name` read as its `id`, so the drop list's test (which
-/// looks at `id` and `class`) applies to `<a name="comments">` too.
-fn named_as_id(attrs: &[html5ever::Attribute]) -> Vec<html5ever::Attribute> {
-    attrs
-        .iter()
-        .filter(|a| matches!(&*a.name.local, "id" | "name"))
-        .map(|a| html5ever::Attribute {
-            name: html5ever::QualName::new(None, html5ever::ns!(), local_name!("id")),
-            value: a.value.clone(),
-        })
-        .collect()
 }
 
 fn is_dropped_tag(tag: &LocalName) -> bool {
@@ -277,11 +289,13 @@ impl Document {
     ) -> (Document, Option<OverBudget>) {
         let drop = |attrs: &[html5ever::Attribute]| {
             !options.drop_id_class.is_empty()
-                && attrs.iter().any(|a| {
-                    matches!(&*a.name.local, "id" | "class") && {
-                        let v = a.value.to_lowercase();
-                        options.drop_id_class.iter().any(|d| v.contains(d.as_str()))
-                    }
+                && attrs.iter().any(|a| match &*a.name.local {
+                    "id" => options.names_role(&a.value),
+                    "class" => a
+                        .value
+                        .split_ascii_whitespace()
+                        .any(|token| !is_taxonomy_class(token) && options.names_role(token)),
+                    _ => false,
                 })
         };
         let mut truncated = false;
@@ -326,15 +340,19 @@ impl Document {
         }
         let sink = parser.finish();
         truncated |= sink.flattened.get();
-        let mut doc = Self::from_build_tree(sink, &drop);
+        let mut doc = Self::from_build_tree(sink, &drop, &options.section_anchors);
         doc.truncated = truncated;
         (doc, None)
     }
 
     /// Lays out the kept nodes of the build tree in depth-first order.
-    fn from_build_tree(sink: Sink, drop: &dyn Fn(&[html5ever::Attribute]) -> bool) -> Document {
+    fn from_build_tree(
+        sink: Sink,
+        drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
+        section_anchors: &[String],
+    ) -> Document {
         let build = sink.nodes.into_inner();
-        let comment_sections = comment_section_starts(&build, drop);
+        let comment_sections = comment_section_starts(&build, section_anchors);
         let mut doc = Document::default();
         // The root element: the document's first element child (`html`).
         let mut root = build[0].first_child;

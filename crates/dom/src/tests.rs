@@ -124,6 +124,20 @@ fn id_and_class_filters_drop_subtrees() {
 }
 
 #[test]
+fn a_class_token_naming_the_posts_topic_drops_nothing() {
+    // WordPress tags the article's container with its taxonomy: a post
+    // tagged "promotion" is not a promotion box.
+    let html = "<body><div class='post tag-promotion category-comments'><p>Story.</p></div>\
+                <div class='promo_holder'><p>Ad.</p></div><div id=promo-2>Ad.</div></body>";
+    let options = DomOptions {
+        drop_id_class: vec!["promo".into(), "comment".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(html, &options);
+    assert_eq!(doc.inner_text(doc.body()), "Story.");
+}
+
+#[test]
 fn an_empty_comment_anchor_drops_the_flat_section_after_it() {
     // The layout of old blog engines: comments are paragraphs in the
     // article's own container, after a heading that holds the anchor.
@@ -133,6 +147,7 @@ fn an_empty_comment_anchor_drops_the_flat_section_after_it() {
                 <div id=sidebar>About</div></body>";
     let options = DomOptions {
         drop_id_class: vec!["comment".into()],
+        section_anchors: vec!["comment".into()],
         ..Default::default()
     };
     let doc = Document::parse(html, &options);

@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
         max_depth: 32,
         max_bytes: 1 << 20,
         drop_id_class: vec!["comment".to_string()],
+        section_anchors: vec!["comment".to_string()],
     };
     for opts in [DomOptions::default(), options] {
         let doc = Document::parse(&html, &opts);
