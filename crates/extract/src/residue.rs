@@ -16,7 +16,7 @@
 //!   residue (the box's label: "Also in Lifestyle", "New & Notable") and
 //!   at least half of `link_density` of whose text is links is a template
 //!   box of headlines with bylines and blurbs, unless it holds half of the
-//!   selection's text or more.
+//!   selection's text outside links or more.
 
 use std::collections::{HashMap, HashSet};
 
@@ -178,6 +178,11 @@ impl<'a> Kept<'a> {
         }
     }
 
+    /// Characters of `n`'s text outside links.
+    fn prose_chars(&self, n: NodeId) -> u32 {
+        self.chars[n] - self.link_chars[n]
+    }
+
     /// The nearest block element holding `n`.
     fn block_of(&self, mut n: NodeId) -> NodeId {
         while let Some(p) = self.doc.node(n).parent {
@@ -261,8 +266,10 @@ impl<'a> Kept<'a> {
                 let dense = self.chars[n] > 0 && share(self.link_chars[n], self.chars[n]) >= limit;
                 // A box that opens with a template label and is partly
                 // links ("Also in Lifestyle" + headlines, authors, blurbs)
-                // is the template's too, unless it is most of the selection
-                // (a short post that opens with "via <link>").
+                // is the template's too, unless it holds most of the
+                // selection's prose, its text outside links (an article
+                // under a "Filed by" line, next to lists of headlines; a
+                // short post that opens with "via <link>").
                 let labelled_box = is_list_block(doc.tag(n))
                     && self.labelled_by_residue[n]
                     && share(self.link_chars[n], self.chars[n]) >= limit / 2.0
@@ -270,7 +277,7 @@ impl<'a> Kept<'a> {
                         .roots
                         .iter()
                         .find(|&&r| doc.contains(r, n))
-                        .is_some_and(|&r| share(self.chars[n], self.chars[r]) < 0.5);
+                        .is_some_and(|&r| share(self.prose_chars(n), self.prose_chars(r)) < 0.5);
                 !dense && !labelled_box
             }
         }
@@ -358,6 +365,33 @@ mod tests {
             .find(|&n| pages[0].tag(n) == "div")
             .unwrap();
         assert!(clean_text(&pages[0], &[inner], &residue, &options).contains("Once Jones"));
+    }
+
+    #[test]
+    fn a_labelled_box_holding_the_selections_prose_stays() {
+        // The article opens with a template line and a linked byline; the
+        // selection also holds a list of headlines, more text than the
+        // article but all links.
+        let page = |story: &str| {
+            doc(&format!(
+                "<body><div id=a><div><b>Filed by</b> <a href=/by>Chris Greenberg, Newsroom</a>\
+                 <p>{story}</p></div><ul><li><a href=/1>A first headline of the day, long</a></li>\
+                 <li><a href=/2>A second headline of the day, long</a></li>\
+                 <li><a href=/3>A third headline of the day, long too</a></li></ul></div></body>"
+            ))
+        };
+        let pages = [
+            page("The story of the first page, in a few words."),
+            page("Another story on the second page, short."),
+        ];
+        let refs: Vec<&Document> = pages.iter().collect();
+        let residue = Residue::learn(&refs);
+        let div = (0..pages[0].len())
+            .find(|&n| pages[0].tag(n) == "div")
+            .unwrap();
+        let text = clean_text(&pages[0], &[div], &residue, &CleanOptions::default());
+        assert!(text.contains("The story of the first page"), "{text}");
+        assert!(!text.contains("headline"), "{text}");
     }
 
     #[test]
