@@ -21,6 +21,7 @@ use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 use crate::config::{Config, Format, SignifierSource};
+use crate::fallback;
 use crate::method::{Method, PageMethod};
 use crate::reuse::{NewWrapper, Reuse, WrapperStatus};
 use crate::title::clean_title;
@@ -634,20 +635,26 @@ fn page_level_article(
             Vec::new(),
         ),
         _ => {
-            // The union of the methods' selections, outermost nodes only.
-            let mut nodes: Vec<NodeId> = methods
+            // The union of the methods' selections, outermost nodes only;
+            // as the fallback (several methods), anchored at the article's
+            // heading (fallback.rs).
+            let nodes: Vec<NodeId> = methods
                 .iter()
                 .flat_map(|&m| page_level_nodes(page, m, site_docs))
                 .collect();
-            nodes.sort_unstable();
-            nodes.dedup();
-            let mut outermost: Vec<NodeId> = Vec::with_capacity(nodes.len());
-            for n in nodes {
-                if !outermost.last().is_some_and(|&o| page.doc.contains(o, n)) {
-                    outermost.push(n);
-                }
+            let mut nodes = fallback::outermost(&page.doc, nodes);
+            let heading = (methods.len() > 1)
+                .then(|| {
+                    let raw = raw_title(&page.doc);
+                    fallback::confirmed_heading(&page.doc, &[&raw, &page.doc.title(), &title])
+                })
+                .flatten();
+            if let Some(heading) = heading {
+                nodes = fallback::anchored(&page.doc, heading, nodes, || {
+                    page_level_nodes(page, PageMethod::BlockExtractor, site_docs)
+                });
             }
-            let nodes = with_prose_siblings(&page.doc, outermost);
+            let nodes = with_prose_siblings(&page.doc, nodes);
             let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
             (text, nodes)
         }

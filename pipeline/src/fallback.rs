@@ -1,0 +1,176 @@
+//! The page-level fallback's choice among its methods' selections: the
+//! article's heading anchors it.
+//!
+//! WLR and R4 score text density, and on a page whose article is short (a
+//! photo post, a three-paragraph news item) a sidebar's author bio, a
+//! blog's "about" box or a footer's fine print can be denser than the
+//! article. The union of the two methods then holds that block too, or
+//! only it. The page itself says where the article is: its headline, the
+//! `<h1>`–`<h3>` that the page's `<title>` confirms, stands at the top of
+//! the article, inside the article's container. So:
+//!
+//! - of the methods' selections, those nearest the heading (the deepest
+//!   common ancestor with it) are kept, and a selection in another branch
+//!   of the page goes;
+//! - when none of them is near the heading but BlockExtractor's text blocks
+//!   after it are nearer (WLR and R4 both chose a sidebar), those blocks
+//!   join the selection.
+//!
+//! A page without a confirmed heading keeps the union as it was.
+
+use canopy_dom::{collapse_whitespace, Document, NodeId};
+
+/// Letters and digits only, lowercased: headings and titles compare on
+/// their words, not their punctuation or spacing.
+fn normalized(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn is_heading(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
+/// The `<h1>`–`<h3>` of the page that one of `titles` confirms, by the rule
+/// of `canopy_metadata::article_heading` (equal to a title, else holding it
+/// or at least half of it; 12 letters or more): an equal one first, else
+/// the first in page order.
+pub fn confirmed_heading(doc: &Document, titles: &[&str]) -> Option<NodeId> {
+    const MIN_CHARS: usize = 12;
+    let titles: Vec<String> = titles
+        .iter()
+        .map(|t| normalized(t))
+        .filter(|t| t.chars().count() >= MIN_CHARS)
+        .collect();
+    if titles.is_empty() {
+        return None;
+    }
+    let body = doc.body();
+    let headings: Vec<(NodeId, String)> = (body..doc.node(body).end)
+        .filter(|&n| matches!(doc.tag(n), "h1" | "h2" | "h3"))
+        .map(|n| (n, normalized(&collapse_whitespace(&doc.inner_text(n)))))
+        .filter(|(_, t)| t.chars().count() >= MIN_CHARS)
+        .collect();
+    let exact = headings.iter().find(|(_, h)| titles.iter().any(|t| t == h));
+    let confirmed = || {
+        headings.iter().find(|(_, h)| {
+            titles.iter().any(|t| {
+                (t.contains(h.as_str()) && 2 * h.len() >= t.len()) || h.contains(t.as_str())
+            })
+        })
+    };
+    exact.or_else(confirmed).map(|&(n, _)| n)
+}
+
+/// The outermost of `nodes`: sorted, without any node inside another.
+pub fn outermost(doc: &Document, mut nodes: Vec<NodeId>) -> Vec<NodeId> {
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut out: Vec<NodeId> = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        if !out.last().is_some_and(|&o| doc.contains(o, n)) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// How near `n` is to `heading`: the depth of their deepest common ancestor.
+fn nearness(doc: &Document, heading: NodeId, n: NodeId) -> usize {
+    std::iter::once(n)
+        .chain(doc.ancestors(n))
+        .find(|&a| doc.contains(a, heading))
+        .map_or(0, |a| doc.ancestors(a).count())
+}
+
+/// The nodes of `nodes` nearest `heading`, and that nearness.
+fn nearest(doc: &Document, heading: NodeId, nodes: &[NodeId]) -> (Vec<NodeId>, usize) {
+    let best = nodes
+        .iter()
+        .map(|&n| nearness(doc, heading, n))
+        .max()
+        .unwrap_or(0);
+    let kept = nodes
+        .iter()
+        .copied()
+        .filter(|&n| nearness(doc, heading, n) == best)
+        .collect();
+    (kept, best)
+}
+
+/// The fallback's selection anchored at the article's heading: of the
+/// methods' outermost nodes `selected`, those nearest `heading`; plus the
+/// blocks of `blocks` (BlockExtractor's, computed only when needed) that
+/// start after the heading, are not headings themselves, and are nearer to
+/// it than any selected node.
+pub fn anchored(
+    doc: &Document,
+    heading: NodeId,
+    selected: Vec<NodeId>,
+    blocks: impl FnOnce() -> Vec<NodeId>,
+) -> Vec<NodeId> {
+    if selected.is_empty() {
+        return selected;
+    }
+    let (mut kept, near) = nearest(doc, heading, &selected);
+    let after = doc.node(heading).end;
+    let blocks: Vec<NodeId> = outermost(doc, blocks())
+        .into_iter()
+        .filter(|&n| n >= after && !is_heading(doc.tag(n)))
+        .collect();
+    let (extra, extra_near) = nearest(doc, heading, &blocks);
+    if extra_near > near {
+        kept.extend(extra);
+    }
+    outermost(doc, kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+
+    fn find(doc: &Document, tag: &str, id: &str) -> NodeId {
+        (0..doc.len())
+            .find(|&n| doc.tag(n) == tag && doc.attr(n, "id") == Some(id))
+            .unwrap()
+    }
+
+    const PAGE: &str = "<body><div id=main><div id=post><h2>Mars rover finds water</h2>\
+        <p id=a>Short post.</p></div><div id=next><p id=n>Next post teaser.</p></div></div>\
+        <div id=side><p id=bio>About me: a long and dense biography.</p></div></body>";
+
+    #[test]
+    fn the_heading_the_title_confirms() {
+        let doc = Document::parse(PAGE, &DomOptions::default());
+        let h2 = (0..doc.len()).find(|&n| doc.tag(n) == "h2").unwrap();
+        assert_eq!(
+            confirmed_heading(&doc, &["Mars rover finds water | Blog"]),
+            Some(h2)
+        );
+        assert_eq!(confirmed_heading(&doc, &["Blog"]), None);
+        assert_eq!(confirmed_heading(&doc, &["Venus probe lands safely"]), None);
+    }
+
+    #[test]
+    fn selections_far_from_the_heading_go_nearer_blocks_join() {
+        let doc = Document::parse(PAGE, &DomOptions::default());
+        let h2 = (0..doc.len()).find(|&n| doc.tag(n) == "h2").unwrap();
+        let (a, n, bio) = (
+            find(&doc, "p", "a"),
+            find(&doc, "p", "n"),
+            find(&doc, "p", "bio"),
+        );
+        // The post's paragraph is nearer the heading than the next post's,
+        // and both than the sidebar's bio.
+        assert_eq!(anchored(&doc, h2, vec![a, bio], Vec::new), vec![a]);
+        assert_eq!(anchored(&doc, h2, vec![n, bio], Vec::new), vec![n]);
+        // Only the bio selected: a nearer block after the heading joins it;
+        // the heading itself does not.
+        assert_eq!(anchored(&doc, h2, vec![bio], || vec![h2, a]), vec![a, bio]);
+        // A block no nearer than the selection does not.
+        assert_eq!(anchored(&doc, h2, vec![a], || vec![n]), vec![a]);
+    }
+}
