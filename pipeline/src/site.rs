@@ -730,7 +730,7 @@ fn mostly_links(doc: &Document, n: NodeId) -> bool {
     let text = doc.inner_text(n);
     let all = text.chars().filter(|c| !c.is_whitespace()).count();
     let links: usize = (n..doc.node(n).end)
-        .filter(|&m| doc.tag(m) == "a" && !doc.node(m).parent.is_some_and(|p| doc.tag(p) == "a"))
+        .filter(|&m| doc.tag(m) == "a" && doc.node(m).parent.is_none_or(|p| doc.tag(p) != "a"))
         .map(|m| {
             doc.inner_text(m)
                 .chars()
