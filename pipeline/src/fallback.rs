@@ -14,7 +14,10 @@
 //!   of the page goes;
 //! - when none of them is near the heading but BlockExtractor's text blocks
 //!   after it are nearer (WLR and R4 both chose a sidebar), those blocks
-//!   join the selection.
+//!   join the selection;
+//! - the heading's own block (a standfirst, a byline) joins a selection
+//!   that misses it, and the article's container replaces a selection that
+//!   lies wholly elsewhere on the page.
 //!
 //! A page without a confirmed heading keeps the union as it was.
 
@@ -102,9 +105,10 @@ fn nearest(doc: &Document, heading: NodeId, nodes: &[NodeId]) -> (Vec<NodeId>, u
 
 /// The fallback's selection anchored at the article's heading: of the
 /// methods' outermost nodes `selected`, those nearest `heading`; plus the
-/// blocks of `blocks` (BlockExtractor's, computed only when needed) that
-/// start after the heading, are not headings themselves, and are nearer to
-/// it than any selected node.
+/// blocks of `blocks` (BlockExtractor's) that start after the heading, are
+/// not headings themselves, and are nearer to it than any selected node;
+/// then the heading's own block, or the article's container, where the
+/// selection misses them ([`with_heading_block`]).
 pub fn anchored(
     doc: &Document,
     heading: NodeId,
@@ -124,7 +128,63 @@ pub fn anchored(
     if extra_near > near {
         kept.extend(extra);
     }
-    outermost(doc, kept)
+    with_heading_block(doc, heading, outermost(doc, kept))
+}
+
+/// Characters (white space aside) of text outside links, per node's subtree.
+fn prose_chars(doc: &Document) -> Vec<usize> {
+    let mut chars = vec![0usize; doc.len()];
+    for n in (0..doc.len()).rev() {
+        if let Some(t) = doc.text(n) {
+            chars[n] = t.chars().filter(|c| !c.is_whitespace()).count();
+        }
+        if doc.tag(n) == "a" {
+            chars[n] = 0;
+        }
+        if let Some(p) = doc.node(n).parent {
+            chars[p] += chars[n];
+        }
+    }
+    chars
+}
+
+/// The lowest ancestor of `heading` with at least `min` characters of text
+/// outside links besides the heading's own.
+fn heading_container(
+    doc: &Document,
+    heading: NodeId,
+    chars: &[usize],
+    min: usize,
+) -> Option<NodeId> {
+    doc.ancestors(heading)
+        .find(|&a| chars[a].saturating_sub(chars[heading]) >= min)
+}
+
+/// The heading's own block and the article's container, where the
+/// selection misses them. The heading's block (its lowest ancestor with a
+/// line of text besides it, 20 characters: a standfirst, a byline, a
+/// caption's first words) joins a selection that holds nothing of it. The
+/// article's container (its lowest ancestor with a paragraph's worth of
+/// text besides it, 100 characters) replaces a selection that holds nothing
+/// of it and lies nowhere around it: every method chose a block elsewhere on
+/// the page (a sidebar's "about" box), and not even BlockExtractor found a
+/// text block near the heading.
+fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) -> Vec<NodeId> {
+    let chars = prose_chars(doc);
+    let touches = |c: NodeId| {
+        selected
+            .iter()
+            .any(|&n| doc.contains(c, n) || doc.contains(n, c))
+    };
+    if let Some(container) = heading_container(doc, heading, &chars, 100) {
+        if !touches(container) {
+            return vec![container];
+        }
+    }
+    match heading_container(doc, heading, &chars, 20) {
+        Some(block) if !touches(block) => outermost(doc, [selected, vec![block]].concat()),
+        _ => selected,
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +234,32 @@ mod tests {
         assert_eq!(anchored(&doc, h2, vec![a], || vec![n]), vec![a]);
     }
 
+    #[test]
+    fn the_heading_block_joins_the_article_container_replaces() {
+        let doc = Document::parse(
+            "<body><div id=main><div id=head><h1>Mars rover finds water</h1>\
+             <p id=dek>The standfirst of the story.</p></div>\
+             <div id=body><p id=a>The story's body, long enough to be a paragraph of its own \
+             and then some more words to pass one hundred characters.</p></div></div>\
+             <div id=side><p id=bio>About me: a long and dense biography, longer than the \
+             story itself by quite a few words, to be chosen by density.</p></div></body>",
+            &DomOptions::default(),
+        );
+        let h1 = (0..doc.len()).find(|&n| doc.tag(n) == "h1").unwrap();
+        let (head, a, bio) = (
+            find(&doc, "div", "head"),
+            find(&doc, "p", "a"),
+            find(&doc, "p", "bio"),
+        );
+        let main = find(&doc, "div", "main");
+        // The body selected: the heading's block (heading and standfirst)
+        // joins it.
+        assert_eq!(anchored(&doc, h1, vec![a], Vec::new), vec![head, a]);
+        // Only the sidebar selected, nothing near the heading: the
+        // article's container replaces it.
+        assert_eq!(anchored(&doc, h1, vec![bio], Vec::new), vec![main]);
+    }
+
     /// Single-page sites of the dragnet corpus whose short article loses
     /// to a denser block elsewhere in WLR's and R4's union: a site menu and
     /// a video sidebar, a publisher's blurb, a comment policy, an author's
@@ -204,6 +290,16 @@ mod tests {
                 None,
             ),
             ("dragnet-00633", "Max Jacob Newport", None),
+            (
+                "dragnet-00263",
+                "No matter how long I stare at this",
+                Some("Paul Overton is a prolific blogger"),
+            ),
+            (
+                "dragnet-00232",
+                "takes his students through the video creation process",
+                Some("full time teacher, global collaborator"),
+            ),
         ] {
             let bytes = std::fs::read(dir.join(format!("{id}.html"))).unwrap();
             let doc = Document::parse(&String::from_utf8_lossy(&bytes), &options);
