@@ -161,14 +161,15 @@ fn heading_container(
 }
 
 /// The heading's own block and the article's container, where the
-/// selection misses them. The heading's block (its lowest ancestor with a
-/// line of text besides it, 20 characters: a standfirst, a byline, a
-/// caption's first words) joins a selection that holds nothing of it. The
-/// article's container (its lowest ancestor with a paragraph's worth of
-/// text besides it, 100 characters) replaces a selection that holds nothing
-/// of it and lies nowhere around it: every method chose a block elsewhere on
-/// the page (a sidebar's "about" box), and not even BlockExtractor found a
-/// text block near the heading.
+/// selection misses them. The article's container (the heading's lowest
+/// ancestor with a paragraph's worth of text outside links besides it, 100
+/// characters) replaces a selection that holds less than half of its text:
+/// the methods chose a block elsewhere on the page (a sidebar's "about"
+/// box) and not even BlockExtractor found a text block near the heading, or
+/// they chose one paragraph of the article (a quote). Otherwise the
+/// heading's block (its lowest ancestor with a line of text besides it, 20
+/// characters: a standfirst, a byline) joins a selection that holds nothing
+/// of it.
 fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) -> Vec<NodeId> {
     let chars = prose_chars(doc);
     let touches = |c: NodeId| {
@@ -177,7 +178,18 @@ fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) ->
             .any(|&n| doc.contains(c, n) || doc.contains(n, c))
     };
     if let Some(container) = heading_container(doc, heading, &chars, 100) {
-        if !touches(container) {
+        // The selection's text inside the container (all of it when a
+        // selected node holds the container).
+        let covered: usize = if selected.iter().any(|&n| doc.contains(n, container)) {
+            usize::MAX
+        } else {
+            selected
+                .iter()
+                .filter(|&&n| doc.contains(container, n))
+                .map(|&n| chars[n])
+                .sum()
+        };
+        if covered.saturating_mul(2) < chars[container] - chars[heading] {
             return vec![container];
         }
     }
@@ -256,8 +268,11 @@ mod tests {
         // joins it.
         assert_eq!(anchored(&doc, h1, vec![a], Vec::new), vec![head, a]);
         // Only the sidebar selected, nothing near the heading: the
-        // article's container replaces it.
+        // article's container replaces it; so it does a selection of less
+        // than half of the container's text.
         assert_eq!(anchored(&doc, h1, vec![bio], Vec::new), vec![main]);
+        let dek = find(&doc, "p", "dek");
+        assert_eq!(anchored(&doc, h1, vec![dek], Vec::new), vec![main]);
     }
 
     /// Single-page sites of the dragnet corpus whose short article loses
@@ -294,6 +309,11 @@ mod tests {
                 "dragnet-00263",
                 "No matter how long I stare at this",
                 Some("Paul Overton is a prolific blogger"),
+            ),
+            (
+                "dragnet-00676",
+                "Whichever it means that when DC says",
+                Some("just a dreadful little site"),
             ),
             (
                 "dragnet-00232",
