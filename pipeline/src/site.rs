@@ -650,8 +650,11 @@ fn page_level_article(
                 })
                 .flatten();
             if let Some(heading) = heading {
+                // BlockExtractor's text blocks of this page alone: its
+                // cross-page pass would read every sibling for each page
+                // the wrapper misses.
                 nodes = fallback::anchored(&page.doc, heading, nodes, || {
-                    page_level_nodes(page, PageMethod::BlockExtractor, site_docs)
+                    canopy_extract::blockextractor(&page.doc, &[])
                 });
             }
             let nodes = with_prose_siblings(&page.doc, nodes);
