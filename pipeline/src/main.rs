@@ -8,6 +8,7 @@
 mod config;
 mod eval;
 mod extract;
+mod fallback;
 mod index;
 mod merge;
 mod method;

@@ -21,6 +21,7 @@ use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 use crate::config::{Config, Format, SignifierSource};
+use crate::fallback;
 use crate::method::{Method, PageMethod};
 use crate::reuse::{NewWrapper, Reuse, WrapperStatus};
 use crate::title::clean_title;
@@ -640,20 +641,29 @@ fn page_level_article(
             Vec::new(),
         ),
         _ => {
-            // The union of the methods' selections, outermost nodes only.
-            let mut nodes: Vec<NodeId> = methods
+            // The union of the methods' selections, outermost nodes only;
+            // as the fallback (several methods), anchored at the article's
+            // heading (fallback.rs).
+            let nodes: Vec<NodeId> = methods
                 .iter()
                 .flat_map(|&m| page_level_nodes(page, m, site_docs))
                 .collect();
-            nodes.sort_unstable();
-            nodes.dedup();
-            let mut outermost: Vec<NodeId> = Vec::with_capacity(nodes.len());
-            for n in nodes {
-                if !outermost.last().is_some_and(|&o| page.doc.contains(o, n)) {
-                    outermost.push(n);
-                }
+            let mut nodes = fallback::outermost(&page.doc, nodes);
+            let heading = (methods.len() > 1)
+                .then(|| {
+                    let raw = raw_title(&page.doc);
+                    fallback::confirmed_heading(&page.doc, &[&raw, &page.doc.title(), &title])
+                })
+                .flatten();
+            if let Some(heading) = heading {
+                // BlockExtractor's text blocks of this page alone: its
+                // cross-page pass would read every sibling for each page
+                // the wrapper misses.
+                nodes = fallback::anchored(&page.doc, heading, nodes, || {
+                    canopy_extract::blockextractor(&page.doc, &[])
+                });
             }
-            let nodes = with_prose_siblings(&page.doc, outermost);
+            let nodes = with_prose_siblings(&page.doc, nodes);
             let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
             (text, nodes)
         }
@@ -729,7 +739,7 @@ fn mostly_links(doc: &Document, n: NodeId) -> bool {
     let text = doc.inner_text(n);
     let all = text.chars().filter(|c| !c.is_whitespace()).count();
     let links: usize = (n..doc.node(n).end)
-        .filter(|&m| doc.tag(m) == "a" && !doc.node(m).parent.is_some_and(|p| doc.tag(p) == "a"))
+        .filter(|&m| doc.tag(m) == "a" && doc.node(m).parent.is_none_or(|p| doc.tag(p) != "a"))
         .map(|m| {
             doc.inner_text(m)
                 .chars()
