@@ -21,50 +21,10 @@
 //!
 //! A page without a confirmed heading keeps the union as it was.
 
-use canopy_dom::{collapse_whitespace, Document, NodeId};
-
-/// Letters and digits only, lowercased: headings and titles compare on
-/// their words, not their punctuation or spacing.
-fn normalized(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
+use canopy_dom::{Document, NodeId};
 
 fn is_heading(tag: &str) -> bool {
     matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-}
-
-/// The `<h1>`–`<h3>` of the page that one of `titles` confirms, by the rule
-/// of `canopy_metadata::article_heading` (equal to a title, else holding it
-/// or at least half of it; 12 letters or more): an equal one first, else
-/// the first in page order.
-pub fn confirmed_heading(doc: &Document, titles: &[&str]) -> Option<NodeId> {
-    const MIN_CHARS: usize = 12;
-    let titles: Vec<String> = titles
-        .iter()
-        .map(|t| normalized(t))
-        .filter(|t| t.chars().count() >= MIN_CHARS)
-        .collect();
-    if titles.is_empty() {
-        return None;
-    }
-    let body = doc.body();
-    let headings: Vec<(NodeId, String)> = (body..doc.node(body).end)
-        .filter(|&n| matches!(doc.tag(n), "h1" | "h2" | "h3"))
-        .map(|n| (n, normalized(&collapse_whitespace(&doc.inner_text(n)))))
-        .filter(|(_, t)| t.chars().count() >= MIN_CHARS)
-        .collect();
-    let exact = headings.iter().find(|(_, h)| titles.iter().any(|t| t == h));
-    let confirmed = || {
-        headings.iter().find(|(_, h)| {
-            titles.iter().any(|t| {
-                (t.contains(h.as_str()) && 2 * h.len() >= t.len()) || h.contains(t.as_str())
-            })
-        })
-    };
-    exact.or_else(confirmed).map(|&(n, _)| n)
 }
 
 /// The outermost of `nodes`: sorted, without any node inside another.
@@ -202,7 +162,8 @@ fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canopy_dom::DomOptions;
+    use canopy_dom::{collapse_whitespace, DomOptions};
+    use canopy_metadata::page_heading;
 
     fn find(doc: &Document, tag: &str, id: &str) -> NodeId {
         (0..doc.len())
@@ -213,18 +174,6 @@ mod tests {
     const PAGE: &str = "<body><div id=main><div id=post><h2>Mars rover finds water</h2>\
         <p id=a>Short post.</p></div><div id=next><p id=n>Next post teaser.</p></div></div>\
         <div id=side><p id=bio>About me: a long and dense biography.</p></div></body>";
-
-    #[test]
-    fn the_heading_the_title_confirms() {
-        let doc = Document::parse(PAGE, &DomOptions::default());
-        let h2 = (0..doc.len()).find(|&n| doc.tag(n) == "h2").unwrap();
-        assert_eq!(
-            confirmed_heading(&doc, &["Mars rover finds water | Blog"]),
-            Some(h2)
-        );
-        assert_eq!(confirmed_heading(&doc, &["Blog"]), None);
-        assert_eq!(confirmed_heading(&doc, &["Venus probe lands safely"]), None);
-    }
 
     #[test]
     fn selections_far_from_the_heading_go_nearer_blocks_join() {
@@ -329,7 +278,7 @@ mod tests {
             let raw = doc.meta("og:title").unwrap_or(&title).to_string();
             let url = &manifest.iter().find(|r| r["id"] == id).unwrap()["url"];
             let cleaned = crate::title::clean_title(&raw, &canopy_cluster::site_key(url), &[]);
-            let heading = confirmed_heading(&doc, &[&raw, &title, &cleaned]).expect(id);
+            let heading = page_heading(&doc, &[&raw, &title, &cleaned]).expect(id);
             let wlr = canopy_extract::wlr(&doc, canopy_extract::WlrVariant::Wlr);
             let union = outermost(&doc, [wlr, canopy_extract::r4(&doc)].concat());
             // Cleaned as the fallback's text is (link-dense blocks go).

@@ -652,7 +652,7 @@ fn page_level_article(
             let heading = (methods.len() > 1)
                 .then(|| {
                     let raw = raw_title(&page.doc);
-                    fallback::confirmed_heading(&page.doc, &[&raw, &page.doc.title(), &title])
+                    canopy_metadata::page_heading(&page.doc, &[&raw, &page.doc.title(), &title])
                 })
                 .flatten();
             if let Some(heading) = heading {

@@ -27,14 +27,6 @@ fn is_heading(tag: &str) -> bool {
 /// The heading of the article selected by `roots` that one of `titles`
 /// (the page's title, raw and cleaned) confirms, whitespace collapsed.
 pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Option<String> {
-    let titles: Vec<String> = titles
-        .iter()
-        .map(|t| normalized(t))
-        .filter(|t| t.chars().count() >= MIN_CHARS)
-        .collect();
-    if titles.is_empty() {
-        return None;
-    }
     // Inside the selection, in page order; then the nearest headings before it.
     let inside = roots
         .iter()
@@ -45,13 +37,36 @@ pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Opt
             .filter(move |&n| is_heading(doc.tag(n)) && !doc.contains(n, first))
             .take(3)
     });
-    let candidates: Vec<(String, String)> = inside
-        .chain(before)
-        .map(|h| {
-            let text = collapse_whitespace(&doc.inner_text(h));
-            let n = normalized(&text);
-            (text, n)
-        })
+    confirmed(doc, inside.chain(before), titles).map(|h| collapse_whitespace(&doc.inner_text(h)))
+}
+
+/// The page's `<h1>`–`<h3>` that one of `titles` confirms (the headline,
+/// wherever it stands): the anchor of the page-level fallback.
+pub fn page_heading(doc: &Document, titles: &[&str]) -> Option<NodeId> {
+    let body = doc.body();
+    confirmed(
+        doc,
+        (body..doc.node(body).end).filter(|&n| is_heading(doc.tag(n))),
+        titles,
+    )
+}
+
+/// The first of `candidates` that one of `titles` confirms.
+fn confirmed(
+    doc: &Document,
+    candidates: impl Iterator<Item = NodeId>,
+    titles: &[&str],
+) -> Option<NodeId> {
+    let titles: Vec<String> = titles
+        .iter()
+        .map(|t| normalized(t))
+        .filter(|t| t.chars().count() >= MIN_CHARS)
+        .collect();
+    if titles.is_empty() {
+        return None;
+    }
+    let candidates: Vec<(NodeId, String)> = candidates
+        .map(|h| (h, normalized(&doc.inner_text(h))))
         .filter(|(_, n)| n.chars().count() >= MIN_CHARS)
         .collect();
     // A heading equal to a title wins over one that only contains it
@@ -69,7 +84,7 @@ pub fn article_heading(doc: &Document, roots: &[NodeId], titles: &[&str]) -> Opt
             })
         })
     };
-    exact.or_else(confirmed).map(|(text, _)| text.clone())
+    exact.or_else(confirmed).map(|&(h, _)| h)
 }
 
 #[cfg(test)]
@@ -114,5 +129,20 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn the_page_heading_is_the_confirmed_one_wherever_it_stands() {
+        let doc = Document::parse(
+            "<body><div id=side><h3>About this blog</h3></div>\
+             <div id=post><h2>Mars rover finds water</h2><p>Short post.</p></div></body>",
+            &DomOptions::default(),
+        );
+        assert_eq!(
+            page_heading(&doc, &["Mars rover finds water | Blog"]),
+            Some(first(&doc, "h2"))
+        );
+        assert_eq!(page_heading(&doc, &["Blog"]), None);
+        assert_eq!(page_heading(&doc, &["Venus probe lands safely"]), None);
     }
 }

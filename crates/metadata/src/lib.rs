@@ -38,7 +38,7 @@ use canopy_dom::{collapse_whitespace, Document, NodeId};
 use url::Url;
 
 pub use date::normalize_date;
-pub use heading::article_heading;
+pub use heading::{article_heading, page_heading};
 pub use jsonld::JsonLd;
 pub use urls::{absolute, base_url, image_src};
 
