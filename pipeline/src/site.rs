@@ -489,8 +489,14 @@ fn process_cluster(
                 .as_ref()
                 .map(|w| w.apply(&page.doc))
                 .unwrap_or_default();
-            let kept = Kept::new(&page.doc, &nodes, &residue, &settings.clean);
-            add_outputs(&mut article, page, &nodes, &kept, settings.render);
+            add_metadata(&mut article, page, &nodes);
+            // The keep rule only matters to the renderings: without
+            // `--format` it is not computed again (`choose_wrapper` did
+            // for the text).
+            if settings.render.html || settings.render.markdown {
+                let kept = Kept::new(&page.doc, &nodes, &residue, &settings.clean);
+                add_renderings(&mut article, page, &nodes, &kept, settings.render);
+            }
             article
         };
         out.articles.push(article);
@@ -748,6 +754,12 @@ fn add_outputs(
     kept: &Kept<'_>,
     render: Render,
 ) {
+    add_metadata(article, page, nodes);
+    add_renderings(article, page, nodes, kept, render);
+}
+
+/// The page's metadata (and the confirmed heading as its title).
+fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId]) {
     let doc = &page.doc;
     let base = base_url(doc, &page.record.url);
     let raw = raw_title(doc);
@@ -766,7 +778,19 @@ fn add_outputs(
     article.canonical_url = meta.canonical_url;
     article.top_image = meta.top_image;
     article.warc_date = page.record.date.clone();
+}
+
+/// The `--format` renderings of the kept nodes of the selection.
+fn add_renderings(
+    article: &mut Article,
+    page: &Page<'_>,
+    nodes: &[NodeId],
+    kept: &Kept<'_>,
+    render: Render,
+) {
     if render.html || render.markdown {
+        let doc = &page.doc;
+        let base = base_url(doc, &page.record.url);
         let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
         article.html = render.html.then(|| tree.html());
         article.markdown = render.markdown.then(|| tree.markdown());

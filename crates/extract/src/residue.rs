@@ -82,8 +82,37 @@ impl Residue {
 
     /// Whether `text` recurs across the cluster.
     pub fn contains(&self, text: &str) -> bool {
-        !self.common.is_empty() && self.common.contains(&collapse_whitespace(text))
+        if self.common.is_empty() {
+            return false;
+        }
+        // Most text nodes are collapsed already: look them up as they are
+        // rather than copy each one (this runs for every text node of
+        // every page a cluster extracts).
+        if is_collapsed(text) {
+            self.common.contains(text)
+        } else {
+            self.common.contains(&collapse_whitespace(text))
+        }
     }
+}
+
+/// Whether `collapse_whitespace(text) == text`: no whitespace at the ends
+/// and only single spaces inside.
+fn is_collapsed(text: &str) -> bool {
+    let mut after_space = true;
+    for c in text.chars() {
+        if c == ' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || text.is_empty()
 }
 
 fn is_list_block(tag: &str) -> bool {
@@ -307,6 +336,26 @@ mod tests {
 
     fn doc(html: &str) -> Document {
         Document::parse(html, &DomOptions::default())
+    }
+
+    #[test]
+    fn collapsed_text_is_recognised() {
+        for t in [
+            "",
+            " ",
+            "a",
+            "a b",
+            " a",
+            "a ",
+            "a  b",
+            "a\tb",
+            "a\nb",
+            "a\u{a0}b",
+            "été là",
+            "\u{3000}x",
+        ] {
+            assert_eq!(is_collapsed(t), collapse_whitespace(t) == t, "{t:?}");
+        }
     }
 
     #[test]
