@@ -173,7 +173,13 @@ pub fn process_site(
             let deadline = Deadline::after(settings.page_budget);
             let doc = Document::parse_within(&record.html, &settings.dom, deadline)
                 .map_err(|over| Box::new(settings.budget_reject(record, &over.to_string())))?;
-            let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
+            // The first 2000 characters of the body's text, without
+            // concatenating all of it first.
+            let sample: String = doc
+                .text_nodes(doc.body())
+                .flat_map(|(_, t)| t.chars())
+                .take(2000)
+                .collect();
             let lang = detect_language(doc.lang(), &sample);
             let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
             Ok(Page {

@@ -18,7 +18,9 @@
 //!   box of headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text or more.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use canopy_dom::{collapse_whitespace, is_block, Document, NodeId};
 
@@ -49,7 +51,7 @@ impl Default for CleanOptions {
 /// The texts that recur across a cluster's pages.
 #[derive(Debug, Clone, Default)]
 pub struct Residue {
-    common: HashSet<String>,
+    common: FxHashSet<String>,
 }
 
 impl Residue {
@@ -57,17 +59,27 @@ impl Residue {
     /// collapsed, counted once per page).
     pub fn learn(docs: &[&Document]) -> Residue {
         let need = docs.len().div_ceil(2).max(2);
-        let mut counts: HashMap<String, usize> = HashMap::new();
+        if docs.len() < need {
+            // A single page: no text can recur.
+            return Residue::default();
+        }
+        // Texts already collapsed (most) are borrowed from the pages, not
+        // copied; only the recurring ones are kept as `String`s.
+        let mut counts: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
+        let mut seen: FxHashSet<Cow<'_, str>> = FxHashSet::default();
         for doc in docs {
             let body = doc.body();
-            let mut seen: HashSet<String> = HashSet::new();
             for (_, text) in doc.text_nodes(body) {
-                let t = collapse_whitespace(text);
+                let t = if is_collapsed(text) {
+                    Cow::Borrowed(text)
+                } else {
+                    Cow::Owned(collapse_whitespace(text))
+                };
                 if !t.is_empty() {
                     seen.insert(t);
                 }
             }
-            for t in seen {
+            for t in seen.drain() {
                 *counts.entry(t).or_default() += 1;
             }
         }
@@ -75,7 +87,7 @@ impl Residue {
             common: counts
                 .into_iter()
                 .filter(|(_, c)| *c >= need)
-                .map(|(t, _)| t)
+                .map(|(t, _)| t.into_owned())
                 .collect(),
         }
     }
