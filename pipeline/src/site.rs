@@ -180,7 +180,13 @@ pub fn process_site(
             let deadline = Deadline::after(settings.page_budget);
             let doc = Document::parse_within(&record.html, &settings.dom, deadline)
                 .map_err(|over| Box::new(settings.budget_reject(record, &over.to_string())))?;
-            let sample: String = doc.raw_text(doc.body()).chars().take(2000).collect();
+            // The first 2000 characters of the body's text, without
+            // concatenating all of it first.
+            let sample: String = doc
+                .text_nodes(doc.body())
+                .flat_map(|(_, t)| t.chars())
+                .take(2000)
+                .collect();
             let lang = detect_language(doc.lang(), &sample);
             let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
             Ok(Page {
@@ -496,8 +502,14 @@ fn process_cluster(
                 .as_ref()
                 .map(|w| w.apply(&page.doc))
                 .unwrap_or_default();
-            let kept = Kept::new(&page.doc, &nodes, &residue, &settings.clean);
-            add_outputs(&mut article, page, &nodes, &kept, settings.render);
+            add_metadata(&mut article, page, &nodes);
+            // The keep rule only matters to the renderings: without
+            // `--format` it is not computed again (`choose_wrapper` did
+            // for the text).
+            if settings.render.html || settings.render.markdown {
+                let kept = Kept::new(&page.doc, &nodes, &residue, &settings.clean);
+                add_renderings(&mut article, page, &nodes, &kept, settings.render);
+            }
             article
         };
         out.articles.push(article);
@@ -764,6 +776,12 @@ fn add_outputs(
     kept: &Kept<'_>,
     render: Render,
 ) {
+    add_metadata(article, page, nodes);
+    add_renderings(article, page, nodes, kept, render);
+}
+
+/// The page's metadata (and the confirmed heading as its title).
+fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId]) {
     let doc = &page.doc;
     let base = base_url(doc, &page.record.url);
     let raw = raw_title(doc);
@@ -782,7 +800,19 @@ fn add_outputs(
     article.canonical_url = meta.canonical_url;
     article.top_image = meta.top_image;
     article.warc_date = page.record.date.clone();
+}
+
+/// The `--format` renderings of the kept nodes of the selection.
+fn add_renderings(
+    article: &mut Article,
+    page: &Page<'_>,
+    nodes: &[NodeId],
+    kept: &Kept<'_>,
+    render: Render,
+) {
     if render.html || render.markdown {
+        let doc = &page.doc;
+        let base = base_url(doc, &page.record.url);
         let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
         article.html = render.html.then(|| tree.html());
         article.markdown = render.markdown.then(|| tree.markdown());

@@ -3,8 +3,13 @@
 //! ```text
 //! frame   = xxh64 (8 bytes, little-endian, of `block`) ‖ block
 //! block   = content length (u32 LE) ‖ LZ4 block of content
+//!         | (content length | STORED) (u32 LE) ‖ content
 //! content = header length (u32 LE) ‖ header ‖ payload
 //! ```
+//!
+//! A stored frame (the length's top bit set) holds its content as is:
+//! `canopy run`'s scratch work folder of a small input skips LZ4, which
+//! there only trades CPU for disk space that is freed at the end of the run.
 //!
 //! `header` is the record as JSON with a page's HTML left empty; `payload`
 //! is that HTML, raw UTF-8 (empty for a feed item). Why not a gzip member of
@@ -21,29 +26,45 @@ use crate::{Item, Record};
 
 const HASH_LEN: usize = 8;
 
-/// Encodes `record` (consumed: its HTML moves into the frame).
-pub fn encode(mut record: Record) -> io::Result<Vec<u8>> {
+/// The content length's top bit: the content is stored, not compressed.
+const STORED: u32 = 1 << 31;
+
+/// Encodes `record` (consumed: its HTML moves into the frame), LZ4
+/// compressed if `compress`, else stored.
+pub fn encode(mut record: Record, compress: bool) -> io::Result<Vec<u8>> {
     let payload = match &mut record.item {
         Item::Page(page) => std::mem::take(&mut page.html),
         Item::Feed(_) => String::new(),
     };
     let header = serde_json::to_vec(&record)?;
     let header_len = u32::try_from(header.len())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "record header over 4 GiB"))?;
-    let mut content = Vec::with_capacity(4 + header.len() + payload.len());
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "record header over 2 GiB"))?;
+    let content_len = 4 + header.len() + payload.len();
+    if u32::try_from(content_len).map_or(true, |n| n & STORED != 0) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "record over 2 GiB",
+        ));
+    }
+    let start = HASH_LEN + 4;
+    if !compress {
+        let mut frame = Vec::with_capacity(start + content_len);
+        frame.extend_from_slice(&[0; HASH_LEN]);
+        frame.extend_from_slice(&(content_len as u32 | STORED).to_le_bytes());
+        frame.extend_from_slice(&header_len.to_le_bytes());
+        frame.extend_from_slice(&header);
+        frame.extend_from_slice(payload.as_bytes());
+        let hash = crate::xxh64(&frame[HASH_LEN..]);
+        frame[..HASH_LEN].copy_from_slice(&hash.to_le_bytes());
+        return Ok(frame);
+    }
+    let mut content = Vec::with_capacity(content_len);
     content.extend_from_slice(&header_len.to_le_bytes());
     content.extend_from_slice(&header);
     content.extend_from_slice(payload.as_bytes());
     drop(payload);
-    if u32::try_from(content.len()).is_err() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "record over 4 GiB",
-        ));
-    }
     // The block API into our own buffer: lz4_flex's allocating helpers
     // need its `alloc` feature, which would rebuild tantivy with it.
-    let start = HASH_LEN + 4;
     let mut frame = vec![0; start + lz4_flex::block::get_maximum_output_size(content.len())];
     let n =
         lz4_flex::block::compress_into(&content, &mut frame[start..]).map_err(io::Error::other)?;
@@ -72,12 +93,21 @@ pub fn decode(frame: &[u8]) -> io::Result<Record> {
         return Err(invalid("frame without a content length"));
     }
     let (len, compressed) = block.split_at(4);
-    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
-    let mut content = vec![0; len];
-    let n = lz4_flex::block::decompress_into(compressed, &mut content).map_err(invalid)?;
-    if n != len {
-        return Err(invalid("frame shorter than its content length"));
-    }
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
+    let content: std::borrow::Cow<'_, [u8]> = if len & STORED != 0 {
+        if compressed.len() != (len & !STORED) as usize {
+            return Err(invalid("stored frame of the wrong length"));
+        }
+        compressed.into()
+    } else {
+        let len = len as usize;
+        let mut content = vec![0; len];
+        let n = lz4_flex::block::decompress_into(compressed, &mut content).map_err(invalid)?;
+        if n != len {
+            return Err(invalid("frame shorter than its content length"));
+        }
+        content.into()
+    };
     if content.len() < 4 {
         return Err(invalid("frame without a header length"));
     }
@@ -138,23 +168,28 @@ mod tests {
                 }),
             },
         ] {
-            let frame = encode(record.clone()).unwrap();
-            assert_eq!(decode(&frame).unwrap(), record);
+            for compress in [true, false] {
+                let frame = encode(record.clone(), compress).unwrap();
+                assert_eq!(decode(&frame).unwrap(), record);
+            }
         }
-        // Repetitive HTML compresses.
-        assert!(encode(page(&html)).unwrap().len() < html.len() / 4);
+        // Repetitive HTML compresses; a stored frame holds it as is.
+        assert!(encode(page(&html), true).unwrap().len() < html.len() / 4);
+        assert!(encode(page(&html), false).unwrap().len() > html.len());
     }
 
     #[test]
     fn damage_is_an_error() {
-        let frame = encode(page("<p>some text</p>")).unwrap();
-        for i in [0, 9, frame.len() - 1] {
-            let mut bad = frame.clone();
-            bad[i] ^= 0x20;
-            let err = decode(&bad).unwrap_err();
-            assert_eq!(err.kind(), io::ErrorKind::InvalidData, "byte {i}");
+        for compress in [true, false] {
+            let frame = encode(page("<p>some text</p>"), compress).unwrap();
+            for i in [0, 9, 11, frame.len() - 1] {
+                let mut bad = frame.clone();
+                bad[i] ^= 0x20;
+                let err = decode(&bad).unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::InvalidData, "byte {i}");
+            }
+            assert!(decode(&frame[..frame.len() - 1]).is_err());
+            assert!(decode(&frame[..5]).is_err());
         }
-        assert!(decode(&frame[..frame.len() - 1]).is_err());
-        assert!(decode(&frame[..5]).is_err());
     }
 }

@@ -37,6 +37,8 @@ pub struct RankWriter {
     buckets: u32,
     files: Vec<Option<BucketFile>>,
     durability: Durability,
+    /// Whether frames are LZ4 compressed ([`RankWriter::stored`]).
+    compress: bool,
 }
 
 impl RankWriter {
@@ -47,17 +49,27 @@ impl RankWriter {
             buckets,
             files: (0..buckets).map(|_| None).collect(),
             durability,
+            compress: true,
         }
+    }
+
+    /// Writes frames without compressing them (`frame.rs`): for a scratch
+    /// folder of a small input, where LZ4 costs CPU and saves nothing
+    /// that matters.
+    pub fn stored(mut self) -> RankWriter {
+        self.compress = false;
+        self
     }
 
     /// Spills `records` (each with its site key): encoded in parallel, one
     /// frame per record (`frame.rs`), written in the order given.
     pub fn write_batch(&mut self, records: Vec<(String, Record)>) -> io::Result<()> {
+        let compress = self.compress;
         let frames: Vec<(String, InputPos, bool, io::Result<Vec<u8>>)> = records
             .into_par_iter()
             .map(|(site, record)| {
                 let (pos, feed) = (record.pos, matches!(record.item, Item::Feed(_)));
-                (site, pos, feed, crate::frame::encode(record))
+                (site, pos, feed, crate::frame::encode(record, compress))
             })
             .collect();
         for (site, pos, feed, frame) in frames {

@@ -207,6 +207,27 @@ impl Sink {
         }
     }
 
+    /// Whether text appended to `node` is never read: the raw text of
+    /// `script` (but JSON-LD), `style` and `noscript`, whose elements the
+    /// [`crate::Document`] drops with their subtree. Not storing it spares
+    /// copying and merging what is often most of a page's bytes. (Text
+    /// reaches these elements only through `append`, and html5ever never
+    /// moves it out of them.)
+    fn holds_unread_text(node: &BuildNode) -> bool {
+        let BuildData::Element { attrs } = &node.data else {
+            return false;
+        };
+        match node.name.local {
+            html5ever::local_name!("style") | html5ever::local_name!("noscript") => {
+                node.name.ns == html5ever::ns!(html)
+            }
+            html5ever::local_name!("script") => {
+                node.name.ns == html5ever::ns!(html) && !crate::is_json_ld(attrs)
+            }
+            _ => false,
+        }
+    }
+
     /// Appends text to the text node `target` if it is one; returns whether it did.
     fn try_merge_text(&self, target: Handle, text: &StrTendril) -> bool {
         if target == NONE {
@@ -265,6 +286,9 @@ impl TreeSink for Sink {
                 let last = {
                     let nodes = self.nodes.borrow();
                     let p = self.capped_parent(&nodes, *parent);
+                    if Self::holds_unread_text(&nodes[p as usize]) {
+                        return;
+                    }
                     nodes[p as usize].last_child
                 };
                 if !self.try_merge_text(last, &text) {

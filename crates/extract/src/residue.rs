@@ -18,7 +18,9 @@
 //!   box of headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text outside links or more.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use canopy_dom::{collapse_whitespace, is_block, Document, NodeId};
 
@@ -49,7 +51,7 @@ impl Default for CleanOptions {
 /// The texts that recur across a cluster's pages.
 #[derive(Debug, Clone, Default)]
 pub struct Residue {
-    common: HashSet<String>,
+    common: FxHashSet<String>,
 }
 
 impl Residue {
@@ -57,17 +59,27 @@ impl Residue {
     /// collapsed, counted once per page).
     pub fn learn(docs: &[&Document]) -> Residue {
         let need = docs.len().div_ceil(2).max(2);
-        let mut counts: HashMap<String, usize> = HashMap::new();
+        if docs.len() < need {
+            // A single page: no text can recur.
+            return Residue::default();
+        }
+        // Texts already collapsed (most) are borrowed from the pages, not
+        // copied; only the recurring ones are kept as `String`s.
+        let mut counts: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
+        let mut seen: FxHashSet<Cow<'_, str>> = FxHashSet::default();
         for doc in docs {
             let body = doc.body();
-            let mut seen: HashSet<String> = HashSet::new();
             for (_, text) in doc.text_nodes(body) {
-                let t = collapse_whitespace(text);
+                let t = if is_collapsed(text) {
+                    Cow::Borrowed(text)
+                } else {
+                    Cow::Owned(collapse_whitespace(text))
+                };
                 if !t.is_empty() {
                     seen.insert(t);
                 }
             }
-            for t in seen {
+            for t in seen.drain() {
                 *counts.entry(t).or_default() += 1;
             }
         }
@@ -75,15 +87,44 @@ impl Residue {
             common: counts
                 .into_iter()
                 .filter(|(_, c)| *c >= need)
-                .map(|(t, _)| t)
+                .map(|(t, _)| t.into_owned())
                 .collect(),
         }
     }
 
     /// Whether `text` recurs across the cluster.
     pub fn contains(&self, text: &str) -> bool {
-        !self.common.is_empty() && self.common.contains(&collapse_whitespace(text))
+        if self.common.is_empty() {
+            return false;
+        }
+        // Most text nodes are collapsed already: look them up as they are
+        // rather than copy each one (this runs for every text node of
+        // every page a cluster extracts).
+        if is_collapsed(text) {
+            self.common.contains(text)
+        } else {
+            self.common.contains(&collapse_whitespace(text))
+        }
     }
+}
+
+/// Whether `collapse_whitespace(text) == text`: no whitespace at the ends
+/// and only single spaces inside.
+fn is_collapsed(text: &str) -> bool {
+    let mut after_space = true;
+    for c in text.chars() {
+        if c == ' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || text.is_empty()
 }
 
 fn is_list_block(tag: &str) -> bool {
@@ -314,6 +355,26 @@ mod tests {
 
     fn doc(html: &str) -> Document {
         Document::parse(html, &DomOptions::default())
+    }
+
+    #[test]
+    fn collapsed_text_is_recognised() {
+        for t in [
+            "",
+            " ",
+            "a",
+            "a b",
+            " a",
+            "a ",
+            "a  b",
+            "a\tb",
+            "a\nb",
+            "a\u{a0}b",
+            "été là",
+            "\u{3000}x",
+        ] {
+            assert_eq!(is_collapsed(t), collapse_whitespace(t) == t, "{t:?}");
+        }
     }
 
     #[test]

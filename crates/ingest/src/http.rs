@@ -244,15 +244,44 @@ pub(crate) fn looks_binary(content_type: Option<&str>, body: &[u8]) -> bool {
         return false;
     }
     let sample = body.get(..body.len().min(64 << 10)).unwrap_or(body);
-    let binary = sample
-        .iter()
-        .filter(|&&b| matches!(b, 0x00..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F))
-        .count();
-    binary * 50 > sample.len()
+    binary_bytes(sample) * 50 > sample.len()
+}
+
+/// Control bytes that do not occur in text: below 0x20, except tab, line
+/// feed, form feed, carriage return and escape.
+const TEXT_CONTROLS: u32 = 1 << 0x09 | 1 << 0x0A | 1 << 0x0C | 1 << 0x0D | 1 << 0x1B;
+
+/// How many bytes of `sample` are such control bytes. Counted in runs of
+/// 255 bytes into a `u8`, so that the compiler vectorises the loop (the
+/// reading thread checks up to 64 KiB of every HTML payload; counting
+/// byte by byte into a `usize` was 1.5–2 % of a run's CPU).
+fn binary_bytes(sample: &[u8]) -> usize {
+    sample
+        .chunks(255)
+        .map(|chunk| {
+            let n: u8 = chunk.iter().fold(0u8, |n, &b| {
+                let control = b < 0x20 && (TEXT_CONTROLS >> (b & 0x1F)) & 1 == 0;
+                n + u8::from(control)
+            });
+            usize::from(n)
+        })
+        .sum()
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn control_bytes_are_counted_as_byte_by_byte() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+        let slow = bytes
+            .iter()
+            .filter(|&&b| matches!(b, 0x00..=0x08 | 0x0B | 0x0E..=0x1A | 0x1C..=0x1F))
+            .count();
+        assert_eq!(super::binary_bytes(&bytes), slow);
+        assert_eq!(super::binary_bytes(b"<p>\t\r\n\x0c\x1b</p>"), 0);
+        assert_eq!(super::binary_bytes(&[0u8; 600]), 600);
+    }
+
     #[test]
     fn binary_bodies_are_told_from_text() {
         use super::looks_binary;
