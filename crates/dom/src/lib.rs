@@ -48,9 +48,11 @@ pub struct DomOptions {
     pub max_depth: u32,
     /// Largest input, in bytes, that is parsed; the rest is cut off.
     pub max_bytes: usize,
-    /// Elements whose `id` or `class` contains one of these (lowercase)
-    /// strings are dropped with their subtree: user comments and similar
-    /// blocks that are never part of an article.
+    /// Elements whose `id` or one of whose class tokens contains one of
+    /// these (lowercase) strings are dropped with their subtree: user
+    /// comments and similar blocks that are never part of an article.
+    /// Class tokens naming the post's topics (`tag-*`, `category-*`) are
+    /// not looked at.
     pub drop_id_class: Vec<String>,
     /// An empty fragment anchor whose `id` or `name` contains one of these
     /// (lowercase) strings opens a flat section that is dropped to the end
@@ -75,8 +77,11 @@ fn contains_any(name: &str, names: &[String]) -> bool {
 /// (WordPress's `post_class()`: `tag-promotion`, `category-comments`), so a
 /// topic must not drop the article.
 fn is_taxonomy_class(token: &str) -> bool {
-    let token = token.to_ascii_lowercase();
-    token.starts_with("tag-") || token.starts_with("category-")
+    ["tag-", "category-"].iter().any(|prefix| {
+        token
+            .get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+    })
 }
 
 impl Default for DomOptions {
@@ -135,7 +140,6 @@ pub struct Document {
     pub truncated: bool,
 }
 
-/// Elements dropped with their whole subtree.
 /// Build handles that open a flat comment section: old blog layouts put
 /// reader comments in the article's own container, after an empty fragment
 /// anchor (`<h2><a id="comments"></a>Comments</h2>`, `<a name="comments">`)
@@ -199,6 +203,7 @@ fn comment_section_starts(
     starts
 }
 
+/// Elements dropped with their whole subtree, whatever their attributes.
 fn is_dropped_tag(tag: &LocalName) -> bool {
     matches!(
         *tag,
