@@ -15,6 +15,8 @@ import csv
 import json
 import re
 import sys
+import tomllib
+from pathlib import Path
 
 import lxml.etree
 import lxml.html
@@ -25,8 +27,23 @@ DROPPED = ["script", "style", "noscript", "template", "iframe", "object", "embed
            "canvas", "svg", "math", "select", "datalist"]
 
 
-# Canopy's default dom.drop_id_class (configs/default.toml): reader comments.
-DROP_ID_CLASS = ["comment", "disqus"]
+# Canopy's default drop lists (configs/default.toml, [dom]): an element whose id or one
+# of whose class tokens (but taxonomy tokens: tag-*, category-*) holds a drop_id_class
+# string goes with its subtree (crates/dom `Document::parse`).
+with open(Path(__file__).resolve().parent.parent / "configs" / "default.toml", "rb") as f:
+    DOM = tomllib.load(f)["dom"]
+DROP_ID_CLASS = [d.lower() for d in DOM["drop_id_class"]]
+SECTION_ANCHORS = [d.lower() for d in DOM["section_anchors"]]
+
+
+def names_role(name):
+    return any(d in name.lower() for d in DROP_ID_CLASS)
+
+
+def is_dropped_by_name(el):
+    tokens = (el.get("class") or "").split()
+    return names_role(el.get("id") or "") or any(
+        names_role(t) for t in tokens if not t.lower().startswith(("tag-", "category-")))
 
 
 def drop_like_canopy(root):
@@ -36,13 +53,12 @@ def drop_like_canopy(root):
     for el in list(root.iter()):
         if not isinstance(el.tag, str) or el.getparent() is None or el.tag == "body":
             continue
-        idc = ((el.get("id") or "") + " " + (el.get("class") or "")).lower()
-        if any(d in idc for d in DROP_ID_CLASS):
+        if is_dropped_by_name(el):
             el.drop_tree()
 
 
 # Canopy's comment sections (crates/dom `comment_section_starts`): an empty
-# <a> without href whose id or name holds a DROP_ID_CLASS string drops its
+# <a> without href whose id or name holds a SECTION_ANCHORS string drops its
 # heading or inline wrapper and every later sibling, text included.
 SECTION_WRAPPERS = {"h1", "h2", "h3", "h4", "h5", "h6", "span", "b", "strong", "em", "font", "p"}
 
@@ -53,7 +69,7 @@ def drop_comment_sections(root):
         if len(a) or a.text or a.get("href") is not None:
             continue
         names = [(a.get(k) or "").lower() for k in ("id", "name") if a.get(k) is not None]
-        if not any(d in v for v in names for d in DROP_ID_CLASS):
+        if not any(d in v for v in names for d in SECTION_ANCHORS):
             continue
         start = a
         while start.getparent() is not None and start.getparent().tag in SECTION_WRAPPERS:
