@@ -22,6 +22,7 @@
 //! A page without a confirmed heading keeps the union as it was.
 
 use canopy_dom::{Document, NodeId};
+use canopy_extract::TextCounts;
 
 fn is_heading(tag: &str) -> bool {
     matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
@@ -91,33 +92,20 @@ pub fn anchored(
     with_heading_block(doc, heading, outermost(doc, kept))
 }
 
-/// Characters (white space aside) of text outside links, per node's subtree.
-fn prose_chars(doc: &Document) -> Vec<usize> {
-    let mut chars = vec![0usize; doc.len()];
-    for n in (0..doc.len()).rev() {
-        if let Some(t) = doc.text(n) {
-            chars[n] = t.chars().filter(|c| !c.is_whitespace()).count();
-        }
-        if doc.tag(n) == "a" {
-            chars[n] = 0;
-        }
-        if let Some(p) = doc.node(n).parent {
-            chars[p] += chars[n];
-        }
-    }
-    chars
-}
-
 /// The lowest ancestor of `heading` with at least `min` characters of text
 /// outside links besides the heading's own.
 fn heading_container(
     doc: &Document,
     heading: NodeId,
-    chars: &[usize],
-    min: usize,
+    counts: &TextCounts,
+    min: u32,
 ) -> Option<NodeId> {
-    doc.ancestors(heading)
-        .find(|&a| chars[a].saturating_sub(chars[heading]) >= min)
+    doc.ancestors(heading).find(|&a| {
+        counts
+            .prose_chars(a)
+            .saturating_sub(counts.prose_chars(heading))
+            >= min
+    })
 }
 
 /// The heading's own block and the article's container, where the
@@ -131,29 +119,30 @@ fn heading_container(
 /// characters: a standfirst, a byline) joins a selection that holds nothing
 /// of it.
 fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) -> Vec<NodeId> {
-    let chars = prose_chars(doc);
+    let counts = TextCounts::of(doc);
     let touches = |c: NodeId| {
         selected
             .iter()
             .any(|&n| doc.contains(c, n) || doc.contains(n, c))
     };
-    if let Some(container) = heading_container(doc, heading, &chars, 100) {
+    if let Some(container) = heading_container(doc, heading, &counts, 100) {
         // The selection's text inside the container (all of it when a
         // selected node holds the container).
-        let covered: usize = if selected.iter().any(|&n| doc.contains(n, container)) {
-            usize::MAX
+        let covered: u64 = if selected.iter().any(|&n| doc.contains(n, container)) {
+            u64::MAX
         } else {
             selected
                 .iter()
                 .filter(|&&n| doc.contains(container, n))
-                .map(|&n| chars[n])
+                .map(|&n| u64::from(counts.prose_chars(n)))
                 .sum()
         };
-        if covered.saturating_mul(2) < chars[container] - chars[heading] {
+        let besides_heading = counts.prose_chars(container) - counts.prose_chars(heading);
+        if covered.saturating_mul(2) < u64::from(besides_heading) {
             return vec![container];
         }
     }
-    match heading_container(doc, heading, &chars, 20) {
+    match heading_container(doc, heading, &counts, 20) {
         Some(block) if !touches(block) => outermost(doc, [selected, vec![block]].concat()),
         _ => selected,
     }

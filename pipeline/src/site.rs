@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use canopy_cluster::{group_templates, Signature};
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
-use canopy_extract::{clean_text, CleanOptions, Kept, Residue};
+use canopy_extract::{clean_text, CleanOptions, Kept, Residue, TextCounts};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
@@ -503,13 +503,15 @@ fn process_cluster(
                 .map(|w| w.apply(&page.doc))
                 .unwrap_or_default();
             add_metadata(&mut article, page, &nodes);
-            // The keep rule only matters to the renderings: without
-            // `--format` it is not computed again (`choose_wrapper` did
-            // for the text).
-            if settings.render.html || settings.render.markdown {
-                let kept = Kept::new(&page.doc, &nodes, &residue, &settings.clean);
-                add_renderings(&mut article, page, &nodes, &kept, settings.render);
-            }
+            let render = settings.render;
+            add_renderings(
+                &mut article,
+                page,
+                &nodes,
+                &residue,
+                &settings.clean,
+                render,
+            );
             article
         };
         out.articles.push(article);
@@ -696,8 +698,15 @@ fn page_level_article(
         lang: page.lang.code().to_string(),
         ..Article::default()
     };
-    let kept = Kept::new(&page.doc, &nodes, &Residue::default(), &options);
-    add_outputs(&mut article, page, &nodes, &kept, render);
+    add_metadata(&mut article, page, &nodes);
+    add_renderings(
+        &mut article,
+        page,
+        &nodes,
+        &Residue::default(),
+        &options,
+        render,
+    );
     article
 }
 
@@ -722,6 +731,9 @@ fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
         "ol",
     ];
     let is_prose = |n: NodeId| PROSE.contains(&doc.tag(n));
+    let counts = TextCounts::of(doc);
+    // Half or more of its text is link text (or it has none).
+    let mostly_links = |n: NodeId| 2 * counts.link_chars(n) >= counts.chars(n);
     let mut out = nodes.clone();
     for &n in &nodes {
         if !is_prose(n) {
@@ -735,7 +747,7 @@ fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
                 && !nodes
                     .iter()
                     .any(|&m| doc.contains(m, sibling) || doc.contains(sibling, m))
-                && !mostly_links(doc, sibling)
+                && !mostly_links(sibling)
             {
                 out.push(sibling);
             }
@@ -746,41 +758,12 @@ fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
     out
 }
 
-/// Whether half or more of an element's text is link text.
-fn mostly_links(doc: &Document, n: NodeId) -> bool {
-    let text = doc.inner_text(n);
-    let all = text.chars().filter(|c| !c.is_whitespace()).count();
-    let links: usize = (n..doc.node(n).end)
-        .filter(|&m| doc.tag(m) == "a" && doc.node(m).parent.is_none_or(|p| doc.tag(p) != "a"))
-        .map(|m| {
-            doc.inner_text(m)
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .count()
-        })
-        .sum();
-    all == 0 || 2 * links >= all
-}
-
-/// Fills an article's metadata, and the renderings asked for, from the
-/// nodes its text came from (`nodes`, filtered by `kept` as the text was).
+/// Fills an article's metadata from the nodes its text came from.
 ///
 /// The `title` field becomes the article's heading when the page's title
 /// confirms one, and so does the text's title line where one was added (the
 /// heading is found whatever `--format` asks for, so the text does not
 /// depend on it).
-fn add_outputs(
-    article: &mut Article,
-    page: &Page<'_>,
-    nodes: &[NodeId],
-    kept: &Kept<'_>,
-    render: Render,
-) {
-    add_metadata(article, page, nodes);
-    add_renderings(article, page, nodes, kept, render);
-}
-
-/// The page's metadata (and the confirmed heading as its title).
 fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId]) {
     let doc = &page.doc;
     let base = base_url(doc, &page.record.url);
@@ -802,21 +785,26 @@ fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId]) {
     article.warc_date = page.record.date.clone();
 }
 
-/// The `--format` renderings of the kept nodes of the selection.
+/// The `--format` renderings of the selection's nodes that its text kept
+/// (the keep rule of the residue and cleaning options the text was made
+/// with). Without `--format` the keep rule is not computed again.
 fn add_renderings(
     article: &mut Article,
     page: &Page<'_>,
     nodes: &[NodeId],
-    kept: &Kept<'_>,
+    residue: &Residue,
+    clean: &CleanOptions,
     render: Render,
 ) {
-    if render.html || render.markdown {
-        let doc = &page.doc;
-        let base = base_url(doc, &page.record.url);
-        let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
-        article.html = render.html.then(|| tree.html());
-        article.markdown = render.markdown.then(|| tree.markdown());
+    if !(render.html || render.markdown) {
+        return;
     }
+    let doc = &page.doc;
+    let kept = Kept::new(doc, nodes, residue, clean);
+    let base = base_url(doc, &page.record.url);
+    let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
+    article.html = render.html.then(|| tree.html());
+    article.markdown = render.markdown.then(|| tree.markdown());
 }
 
 /// The nodes a page-level method selects.

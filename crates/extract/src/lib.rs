@@ -33,6 +33,7 @@ mod density;
 mod r4;
 mod residue;
 mod sigfeed;
+mod text_counts;
 mod wlr;
 
 #[cfg(test)]
@@ -46,6 +47,7 @@ pub use density::{density, density_text, density_with, Tags as DensityTags};
 pub use r4::{r4, r4_without_post_process};
 pub use residue::{clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;
+pub use text_counts::TextCounts;
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};
 #[doc(hidden)]
 pub use wlr::{wlr_with, Relevance};

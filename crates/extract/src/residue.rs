@@ -24,6 +24,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use canopy_dom::{collapse_whitespace, is_block, Document, NodeId};
 
+use crate::TextCounts;
+
 /// What to remove from a selection.
 #[derive(Debug, Clone)]
 pub struct CleanOptions {
@@ -153,10 +155,9 @@ fn is_list_block(tag: &str) -> bool {
 pub struct Kept<'a> {
     doc: &'a Document,
     options: CleanOptions,
-    /// Characters of text, of text inside links and of residue text, per
-    /// node's subtree.
-    chars: Vec<u32>,
-    link_chars: Vec<u32>,
+    /// Characters of text and of text inside links, per node's subtree.
+    counts: TextCounts,
+    /// Characters of residue text, per node's subtree.
     residue_chars: Vec<u32>,
     /// Whether a node's first text (in document order) is residue: the
     /// template's label of a box ("Also in Lifestyle", "Most popular").
@@ -173,22 +174,15 @@ impl<'a> Kept<'a> {
         residue: &Residue,
         options: &CleanOptions,
     ) -> Kept<'a> {
-        let mut chars = vec![0u32; doc.len()];
-        let mut link_chars = vec![0u32; doc.len()];
+        let counts = TextCounts::of(doc);
         let mut residue_chars = vec![0u32; doc.len()];
         for n in (0..doc.len()).rev() {
             if let Some(t) = doc.text(n) {
-                chars[n] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
                 if options.residue && residue.contains(t) {
-                    residue_chars[n] = chars[n];
+                    residue_chars[n] = counts.chars(n);
                 }
             }
-            if doc.tag(n) == "a" {
-                link_chars[n] = chars[n];
-            }
             if let Some(p) = doc.node(n).parent {
-                chars[p] += chars[n];
-                link_chars[p] += link_chars[n];
                 residue_chars[p] += residue_chars[n];
             }
         }
@@ -211,17 +205,11 @@ impl<'a> Kept<'a> {
         Kept {
             doc,
             options: options.clone(),
-            chars,
-            link_chars,
+            counts,
             residue_chars,
             labelled_by_residue,
             roots: roots.to_vec(),
         }
-    }
-
-    /// Characters of `n`'s text outside links.
-    fn prose_chars(&self, n: NodeId) -> u32 {
-        self.chars[n] - self.link_chars[n]
     }
 
     /// The nearest block element holding `n`.
@@ -294,7 +282,7 @@ impl<'a> Kept<'a> {
             // ("…, Michael Fabiano and …") is the article's.
             Some(_) if self.residue_chars[n] > 0 => {
                 let block = self.block_of(n);
-                self.residue_chars[block] < self.chars[block] && !self.on_own_line(n, block)
+                self.residue_chars[block] < self.counts.chars(block) && !self.on_own_line(n, block)
             }
             Some(_) => true,
             None => {
@@ -304,7 +292,8 @@ impl<'a> Kept<'a> {
                     _ => return true,
                 };
                 let share = |part: u32, whole: u32| f64::from(part) / f64::from(whole.max(1));
-                let dense = self.chars[n] > 0 && share(self.link_chars[n], self.chars[n]) >= limit;
+                let (chars, links) = (self.counts.chars(n), self.counts.link_chars(n));
+                let dense = chars > 0 && share(links, chars) >= limit;
                 // A box that opens with a template label and is partly
                 // links ("Also in Lifestyle" + headlines, authors, blurbs)
                 // is the template's too, unless it holds most of the
@@ -313,12 +302,14 @@ impl<'a> Kept<'a> {
                 // short post that opens with "via <link>").
                 let labelled_box = is_list_block(doc.tag(n))
                     && self.labelled_by_residue[n]
-                    && share(self.link_chars[n], self.chars[n]) >= limit / 2.0
+                    && share(links, chars) >= limit / 2.0
                     && self
                         .roots
                         .iter()
                         .find(|&&r| doc.contains(r, n))
-                        .is_some_and(|&r| share(self.prose_chars(n), self.prose_chars(r)) < 0.5);
+                        .is_some_and(|&r| {
+                            share(self.counts.prose_chars(n), self.counts.prose_chars(r)) < 0.5
+                        });
                 !dense && !labelled_box
             }
         }

@@ -1,0 +1,72 @@
+//! How much text each node holds, and how much of it is link text: the
+//! measure behind every link-density rule (the selection's cleaning, the
+//! fallback's prose siblings and its heading container).
+
+use canopy_dom::{Document, NodeId};
+
+/// Characters (white space aside) of each node's subtree text, and of the
+/// part of it inside links.
+pub struct TextCounts {
+    chars: Vec<u32>,
+    link_chars: Vec<u32>,
+}
+
+impl TextCounts {
+    /// One pass over the document, children before parents.
+    pub fn of(doc: &Document) -> TextCounts {
+        let mut chars = vec![0u32; doc.len()];
+        let mut link_chars = vec![0u32; doc.len()];
+        for n in (0..doc.len()).rev() {
+            if let Some(t) = doc.text(n) {
+                chars[n] = t.chars().filter(|c| !c.is_whitespace()).count() as u32;
+            }
+            // A link's text counts once, even with links nested inside it.
+            if doc.tag(n) == "a" {
+                link_chars[n] = chars[n];
+            }
+            if let Some(p) = doc.node(n).parent {
+                chars[p] += chars[n];
+                link_chars[p] += link_chars[n];
+            }
+        }
+        TextCounts { chars, link_chars }
+    }
+
+    /// Characters of `n`'s text.
+    pub fn chars(&self, n: NodeId) -> u32 {
+        self.chars[n]
+    }
+
+    /// Characters of `n`'s text inside links.
+    pub fn link_chars(&self, n: NodeId) -> u32 {
+        self.link_chars[n]
+    }
+
+    /// Characters of `n`'s text outside links.
+    pub fn prose_chars(&self, n: NodeId) -> u32 {
+        self.chars[n] - self.link_chars[n]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+
+    #[test]
+    fn link_text_is_counted_once_per_subtree() {
+        let doc = Document::parse(
+            "<body><p id=p>Read <a href=/a>the <b>full</b> story</a> here.</p></body>",
+            &DomOptions::default(),
+        );
+        let p = (0..doc.len()).find(|&n| doc.tag(n) == "p").unwrap();
+        // "Read" + "thefullstory" + "here." (white space aside).
+        assert_eq!(counts_of(&doc, p), (21, 12, 9));
+        assert_eq!(counts_of(&doc, doc.body()), (21, 12, 9));
+    }
+
+    fn counts_of(doc: &Document, n: NodeId) -> (u32, u32, u32) {
+        let c = TextCounts::of(doc);
+        (c.chars(n), c.link_chars(n), c.prose_chars(n))
+    }
+}
