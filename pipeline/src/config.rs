@@ -83,6 +83,7 @@ pub struct ExtractConfig {
     pub residue: bool,
     pub link_density: f64,
     pub paragraph_link_density: f64,
+    pub captions: Vec<String>,
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

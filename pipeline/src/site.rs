@@ -121,6 +121,7 @@ impl SiteSettings {
                 residue: config.extract.residue,
                 link_density: config.extract.link_density,
                 paragraph_link_density: config.extract.paragraph_link_density,
+                captions: config.extract.captions.clone(),
             },
             reuse: None,
             page_budget: Some(Duration::from_millis(config.run.page_budget_ms))
@@ -223,6 +224,7 @@ pub fn process_site(
                     residue: false,
                     link_density: f64::INFINITY,
                     paragraph_link_density: f64::INFINITY,
+                    captions: Vec::new(),
                 },
                 settings.render,
             );

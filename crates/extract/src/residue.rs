@@ -17,6 +17,10 @@
 //!   at least half of `link_density` of whose text is links is a template
 //!   box of headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text outside links or more.
+//! - **Captions.** `<figcaption>` and elements named as captions (an `id`
+//!   or class token holding "caption": `wp-caption`, `media__caption`),
+//!   which reference texts leave out of an article, unless the captions
+//!   hold half of the selection's text (a photo essay, a slideshow).
 
 use std::borrow::Cow;
 
@@ -38,6 +42,11 @@ pub struct CleanOptions {
     /// a paragraph that is nearly all links ("« Older | Home | Newer »")
     /// goes.
     pub paragraph_link_density: f64,
+    /// Drop captions (`<figcaption>`, or an element whose `id` or a class
+    /// token contains one of these lowercase names), unless the captions
+    /// hold half of the selection's text or more (a photo essay, a
+    /// slideshow whose slides are the article).
+    pub captions: Vec<String>,
 }
 
 impl Default for CleanOptions {
@@ -46,6 +55,7 @@ impl Default for CleanOptions {
             residue: true,
             link_density: 0.5,
             paragraph_link_density: 0.8,
+            captions: vec!["caption".to_string()],
         }
     }
 }
@@ -129,6 +139,29 @@ fn is_collapsed(text: &str) -> bool {
     !after_space || text.is_empty()
 }
 
+/// Whether element `n` is a caption: `<figcaption>`, or an `id` or class
+/// token naming one of `names`.
+fn is_caption(doc: &Document, n: NodeId, names: &[String]) -> bool {
+    if names.is_empty() {
+        return false;
+    }
+    let Some(element) = doc.element(n) else {
+        return false;
+    };
+    &*element.tag == "figcaption"
+        || element.attrs.iter().any(|(name, value)| {
+            matches!(&**name, "id" | "class")
+                && value.split_ascii_whitespace().any(|token| {
+                    names.iter().any(|c| {
+                        token
+                            .as_bytes()
+                            .windows(c.len())
+                            .any(|w| w.eq_ignore_ascii_case(c.as_bytes()))
+                    })
+                })
+        })
+}
+
 fn is_list_block(tag: &str) -> bool {
     matches!(
         tag,
@@ -164,6 +197,9 @@ pub struct Kept<'a> {
     labelled_by_residue: Vec<bool>,
     /// The selection the kept nodes are read from.
     roots: Vec<NodeId>,
+    /// Whether the captions of each root are dropped: they hold less than
+    /// half of its text.
+    drop_captions: Vec<bool>,
 }
 
 impl<'a> Kept<'a> {
@@ -202,6 +238,22 @@ impl<'a> Kept<'a> {
                 first < doc.node(n).end && residue_chars[first] > 0
             })
             .collect();
+        let drop_captions = roots
+            .iter()
+            .map(|&root| {
+                let mut caption_chars = 0;
+                let mut n = root;
+                while n < doc.node(root).end {
+                    if is_caption(doc, n, &options.captions) {
+                        caption_chars += counts.chars(n);
+                        n = doc.node(n).end;
+                    } else {
+                        n += 1;
+                    }
+                }
+                2 * caption_chars < counts.chars(root)
+            })
+            .collect();
         Kept {
             doc,
             options: options.clone(),
@@ -209,6 +261,7 @@ impl<'a> Kept<'a> {
             residue_chars,
             labelled_by_residue,
             roots: roots.to_vec(),
+            drop_captions,
         }
     }
 
@@ -285,6 +338,11 @@ impl<'a> Kept<'a> {
                 self.residue_chars[block] < self.counts.chars(block) && !self.on_own_line(n, block)
             }
             Some(_) => true,
+            None if is_caption(doc, n, &self.options.captions) => !self
+                .roots
+                .iter()
+                .position(|&r| doc.contains(r, n))
+                .is_some_and(|i| self.drop_captions[i]),
             None => {
                 let limit = match doc.tag(n) {
                     "p" => self.options.paragraph_link_density,
@@ -381,6 +439,7 @@ mod tests {
             residue: true,
             link_density: 1.1,
             paragraph_link_density: 1.1,
+            captions: Vec::new(),
         };
         // In prose the name stays; alone in its block it is template.
         let div = (0..pages[0].len())
@@ -417,6 +476,37 @@ mod tests {
             .find(|&n| pages[0].tag(n) == "div")
             .unwrap();
         assert!(clean_text(&pages[0], &[inner], &residue, &options).contains("Once Jones"));
+    }
+
+    #[test]
+    fn captions_go_unless_they_are_most_of_the_selection() {
+        let article = doc(
+            "<body><div id=a><p>The story itself, told over a paragraph of several words.</p>\
+             <div class='wp-caption'><img src=x.jpg><p class=wp-caption-text>A photo</p></div>\
+             <figure><img src=y.jpg><figcaption>Another photo</figcaption></figure>\
+             <p>And the end of the story, in a second paragraph.</p></div></body>",
+        );
+        let div = (0..article.len()).find(|&n| article.tag(n) == "div").unwrap();
+        let clean = |doc: &Document, options: &CleanOptions| {
+            clean_text(doc, &[div], &Residue::default(), options)
+        };
+        let text = clean(&article, &CleanOptions::default());
+        assert!(text.contains("The story itself") && text.contains("second paragraph"));
+        assert!(!text.contains("photo"), "{text}");
+        let off = CleanOptions {
+            captions: Vec::new(),
+            ..CleanOptions::default()
+        };
+        assert!(clean(&article, &off).contains("A photo"));
+
+        // A photo essay: the captions are the article.
+        let essay = doc(
+            "<body><div id=a><p>Scenes from the parade.</p>\
+             <div class=caption><img src=x.jpg><p>A girl dressed for Halloween meets hundreds of others downtown.</p></div>\
+             <div class=caption><img src=y.jpg><p>A mother carries her baby, dressed up as a pumpkin.</p></div></div></body>",
+        );
+        let text = clean(&essay, &CleanOptions::default());
+        assert!(text.contains("A girl dressed") && text.contains("A mother carries"), "{text}");
     }
 
     #[test]
@@ -464,6 +554,7 @@ mod tests {
             residue: true,
             link_density: 1.1,
             paragraph_link_density: 1.1,
+            captions: Vec::new(),
         };
         assert_eq!(
             clean_text(&pages[0], &[td], &residue, &options),
@@ -505,6 +596,7 @@ mod tests {
             residue: false,
             link_density: 1.1,
             paragraph_link_density: 1.1,
+            captions: Vec::new(),
         };
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &off),
