@@ -17,6 +17,9 @@
 //!   at least half of `link_density` of whose text is links is a template
 //!   box of headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text outside links or more.
+//! - **Meta lines.** A block without blocks inside whose text outside links
+//!   is all template residue ("Posted in: <News> | <3> comments", "Tags:
+//!   <a>, <b>", a trackback header).
 //! - **Captions.** `<figcaption>` and elements named as captions (an `id`
 //!   or class token holding "caption": `wp-caption`, `media__caption`),
 //!   which reference texts leave out of an article, unless the captions
@@ -368,7 +371,15 @@ impl<'a> Kept<'a> {
                         .is_some_and(|&r| {
                             share(self.counts.prose_chars(n), self.counts.prose_chars(r)) < 0.5
                         });
-                !dense && !labelled_box
+                // A line of template words around links ("Posted in: <News> |
+                // <3> comments", "Tags: <a>, <b>"): all its text outside
+                // links recurs across the cluster.
+                let meta_line = self.residue_chars[n] > 0
+                    && links > 0
+                    && chars - self.residue_chars[n] <= links
+                    && !self.roots.contains(&n)
+                    && !(n + 1..doc.node(n).end).any(|d| is_block(doc.tag(d)));
+                !dense && !labelled_box && !meta_line
             }
         }
     }
@@ -479,6 +490,45 @@ mod tests {
     }
 
     #[test]
+    fn a_line_of_template_words_around_links_goes() {
+        // "Posted in: <category> | <n> comments": the words recur, the
+        // links differ from page to page.
+        let page = |story: &str, category: &str, day: &str| {
+            doc(&format!(
+                "<body><div id=a><p>{story}</p>\
+                 <p>Posted in: <a href=/c>{category}</a> | <a href=/n>comments</a></p>\
+                 <p>Listed below are links to weblogs that reference <a href=/p>{story}</a>:</p>\
+                 <p>Filed on {day} in <a href=/c>{category}</a></p></div></body>"
+            ))
+        };
+        let pages = [
+            page(
+                "The story of the first page, in a few words.",
+                "News",
+                "Monday",
+            ),
+            page(
+                "Another story on the second page, short.",
+                "Photos",
+                "Friday",
+            ),
+        ];
+        let refs: Vec<&Document> = pages.iter().collect();
+        let residue = Residue::learn(&refs);
+        let div = (0..pages[0].len())
+            .find(|&n| pages[0].tag(n) == "div")
+            .unwrap();
+        let text = clean_text(&pages[0], &[div], &residue, &CleanOptions::default());
+        assert!(text.starts_with("The story of the first page"), "{text}");
+        assert!(
+            !text.contains("Posted in") && !text.contains("weblogs"),
+            "{text}"
+        );
+        // A line with words of its own outside its links stays.
+        assert!(text.contains("Filed on Monday in News"), "{text}");
+    }
+
+    #[test]
     fn captions_go_unless_they_are_most_of_the_selection() {
         let article = doc(
             "<body><div id=a><p>The story itself, told over a paragraph of several words.</p>\
@@ -486,7 +536,9 @@ mod tests {
              <figure><img src=y.jpg><figcaption>Another photo</figcaption></figure>\
              <p>And the end of the story, in a second paragraph.</p></div></body>",
         );
-        let div = (0..article.len()).find(|&n| article.tag(n) == "div").unwrap();
+        let div = (0..article.len())
+            .find(|&n| article.tag(n) == "div")
+            .unwrap();
         let clean = |doc: &Document, options: &CleanOptions| {
             clean_text(doc, &[div], &Residue::default(), options)
         };
@@ -506,7 +558,10 @@ mod tests {
              <div class=caption><img src=y.jpg><p>A mother carries her baby, dressed up as a pumpkin.</p></div></div></body>",
         );
         let text = clean(&essay, &CleanOptions::default());
-        assert!(text.contains("A girl dressed") && text.contains("A mother carries"), "{text}");
+        assert!(
+            text.contains("A girl dressed") && text.contains("A mother carries"),
+            "{text}"
+        );
     }
 
     #[test]
