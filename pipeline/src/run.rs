@@ -180,28 +180,35 @@ fn remove_stale_work(out_dir: &Path) {
 
 /// Writes the articles of `articles` (an `articles.jsonl`) as a WET file:
 /// one `conversion` record per article, carrying its source response's
-/// `WARC-Date` and `WARC-Record-ID`. The articles are held in memory while
-/// the file is written (the `warcinfo` record's id and date depend on all of
-/// them).
+/// `WARC-Date` and `WARC-Record-ID`. The file is read twice (the `warcinfo`
+/// record's id and date depend on all the articles), one article at a time.
 pub fn write_wet(path: &Path, articles: &Path) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(articles)
-        .with_context(|| format!("cannot read {}", articles.display()))?;
-    let articles: Vec<Article> = text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("invalid line in {}", articles.display()))?;
-    let records: Vec<canopy_output::wet::WetRecord<'_>> = articles
-        .iter()
-        .map(|a| canopy_output::wet::WetRecord {
-            url: &a.url,
-            refers_to: &a.record_id,
-            date: a.warc_date.as_deref(),
-            text: &a.text,
-        })
-        .collect();
-    canopy_output::wet::write_wet(path, &records)
-        .with_context(|| format!("cannot write {}", path.display()))
+    let each_article =
+        |each: &mut dyn FnMut(&canopy_output::wet::WetRecord<'_>) -> std::io::Result<()>| {
+            let file = std::fs::File::open(articles)?;
+            for (n, line) in std::io::BufRead::lines(std::io::BufReader::new(file)).enumerate() {
+                let a: Article = serde_json::from_str(&line?).map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("line {} of {}: {e}", n + 1, articles.display()),
+                    )
+                })?;
+                each(&canopy_output::wet::WetRecord {
+                    url: &a.url,
+                    refers_to: &a.record_id,
+                    date: a.warc_date.as_deref(),
+                    text: &a.text,
+                })?;
+            }
+            Ok(())
+        };
+    canopy_output::wet::write_wet_streamed(path, each_article).with_context(|| {
+        format!(
+            "cannot write {} from {}",
+            path.display(),
+            articles.display()
+        )
+    })
 }
 
 /// How many clusters of the run in `out_dir` got each `wrapper` status

@@ -61,27 +61,58 @@ pub struct WetRecord<'a> {
 /// Used when no record carries a valid date (WARC-Date is mandatory).
 const EPOCH: &str = "1970-01-01T00:00:00Z";
 
-/// Writes `records` as a WET file at `path`, atomically (temporary file in
-/// the same folder, then rename).
-pub fn write_wet(path: &Path, records: &[WetRecord<'_>]) -> io::Result<()> {
+/// What the `warcinfo` record says about all the records: their newest
+/// date and a digest of their ids. Gathered in a first pass over the
+/// records, so that the second pass writes them one at a time and the
+/// articles are never all in memory.
+struct WetInfo {
+    newest: Option<String>,
+    /// SHA-1 state of the `warcinfo` record's UUID v5 name: the file name,
+    /// then every conversion record's id in order.
+    ids: Sha1,
+}
+
+impl WetInfo {
+    /// Starts the summary of the file named `name` (its last path component).
+    fn new(name: &str) -> WetInfo {
+        let mut ids = Sha1::new();
+        ids.update(namespace().as_bytes());
+        ids.update(format!("warcinfo\n{name}\n").as_bytes());
+        WetInfo { newest: None, ids }
+    }
+
+    /// Counts one record, in the order they will be written.
+    fn add(&mut self, record: &WetRecord<'_>) {
+        if let Some(date) = record.date.and_then(normalize_date) {
+            if self.newest.as_ref().is_none_or(|newest| date > *newest) {
+                self.newest = Some(date);
+            }
+        }
+        self.ids.update(conversion_id(record).as_bytes());
+    }
+}
+
+/// Writes a WET file at `path`, atomically (temporary file in the same
+/// folder, then rename), in two passes over the records: `records` is called
+/// twice and must give the same records in the same order each time, through
+/// the callback it is handed. Memory holds one record at a time.
+pub fn write_wet_streamed<F>(path: &Path, mut records: F) -> io::Result<()>
+where
+    F: FnMut(&mut dyn FnMut(&WetRecord<'_>) -> io::Result<()>) -> io::Result<()>,
+{
     let (dir, name) = split_path(path)?;
     let gzip = name.ends_with(".gz");
-    let dates: Vec<Option<String>> = records
-        .iter()
-        .map(|r| r.date.and_then(normalize_date))
-        .collect();
+    let mut info = WetInfo::new(name);
+    records(&mut |record| {
+        info.add(record);
+        Ok(())
+    })?;
     // The conversion cannot be older than the newest page it converts.
-    let info_date = dates
-        .iter()
-        .flatten()
-        .max()
-        .cloned()
-        .unwrap_or_else(|| EPOCH.to_string());
-    let ids: Vec<String> = records.iter().map(conversion_id).collect();
+    let info_date = info.newest.unwrap_or_else(|| EPOCH.to_string());
+    let info_id = uuid_urn(info.ids);
 
     write_atomic(dir, name, |w| {
         let info = warcinfo_block();
-        let info_id = record_id(&format!("warcinfo\n{name}\n{}", ids.concat()));
         write_record(
             w,
             gzip,
@@ -95,8 +126,9 @@ pub fn write_wet(path: &Path, records: &[WetRecord<'_>]) -> io::Result<()> {
             ],
             info.as_bytes(),
         )?;
-        for ((record, date), id) in records.iter().zip(&dates).zip(&ids) {
+        records(&mut |record| {
             let text = record.text.as_bytes();
+            let date = record.date.and_then(normalize_date);
             write_record(
                 w,
                 gzip,
@@ -104,16 +136,21 @@ pub fn write_wet(path: &Path, records: &[WetRecord<'_>]) -> io::Result<()> {
                     ("WARC-Type", "conversion"),
                     ("WARC-Target-URI", &header_value(record.url)),
                     ("WARC-Date", date.as_deref().unwrap_or(&info_date)),
-                    ("WARC-Record-ID", id),
+                    ("WARC-Record-ID", &conversion_id(record)),
                     ("WARC-Refers-To", &header_value(record.refers_to)),
                     ("WARC-Block-Digest", &block_digest(text)),
                     ("Content-Type", "text/plain"),
                 ],
                 text,
-            )?;
-        }
-        Ok(())
+            )
+        })
     })
+}
+
+/// Writes `records` as a WET file at `path` ([`write_wet_streamed`] over a
+/// slice).
+pub fn write_wet(path: &Path, records: &[WetRecord<'_>]) -> io::Result<()> {
+    write_wet_streamed(path, |each| records.iter().try_for_each(&mut *each))
 }
 
 /// The folder and file name of `path` (a bare name is in the current folder).
@@ -142,6 +179,7 @@ fn warcinfo_block() -> String {
 
 /// Writes one record, as its own gzip member when `gzip`. `Content-Length`
 /// is added after `headers`.
+
 fn write_record(
     w: &mut dyn Write,
     gzip: bool,
@@ -178,10 +216,26 @@ fn block_digest(block: &[u8]) -> String {
     format!("sha1:{}", BASE32.encode(&Sha1::digest(block)))
 }
 
+/// Canopy's UUID namespace for WET record ids.
+fn namespace() -> Uuid {
+    Uuid::new_v5(&Uuid::NAMESPACE_URL, b"urn:canopy:wet")
+}
+
 /// A `<urn:uuid:...>` record id, UUID v5 of `name` in Canopy's namespace.
 fn record_id(name: &str) -> String {
-    let namespace = Uuid::new_v5(&Uuid::NAMESPACE_URL, b"urn:canopy:wet");
-    format!("<urn:uuid:{}>", Uuid::new_v5(&namespace, name.as_bytes()))
+    format!("<urn:uuid:{}>", Uuid::new_v5(&namespace(), name.as_bytes()))
+}
+
+/// The `<urn:uuid:...>` of a UUID v5 whose SHA-1 (namespace, then name) was
+/// fed incrementally: what `Uuid::new_v5` computes from the name in one piece.
+fn uuid_urn(hash: Sha1) -> String {
+    let digest = hash.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    format!(
+        "<urn:uuid:{}>",
+        uuid::Builder::from_sha1_bytes(bytes).into_uuid()
+    )
 }
 
 /// The id of an article's conversion record: from the source record's id and
@@ -214,6 +268,32 @@ fn header_value(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warcinfo_id_fed_in_pieces_is_uuid_v5_of_the_whole_name() {
+        let records = [
+            WetRecord {
+                url: "http://example.com/a",
+                refers_to: "<urn:uuid:1>",
+                date: Some("2012-11-01T10:00:00Z"),
+                text: "A",
+            },
+            WetRecord {
+                url: "http://example.com/b",
+                refers_to: "<urn:uuid:2>",
+                date: Some("2013-01-02T03:04:05+01:00"),
+                text: "B",
+            },
+        ];
+        let mut info = WetInfo::new("out.warc.gz");
+        records.iter().for_each(|r| info.add(r));
+        assert_eq!(info.newest.as_deref(), Some("2013-01-02T02:04:05Z"));
+        let ids: String = records.iter().map(conversion_id).collect();
+        assert_eq!(
+            uuid_urn(info.ids),
+            record_id(&format!("warcinfo\nout.warc.gz\n{ids}"))
+        );
+    }
 
     #[test]
     fn dates_are_normalised_to_utc_seconds_or_refused() {
