@@ -45,8 +45,21 @@ fn bin() -> PathBuf {
 
 /// Each page's signature, by record id.
 fn signatures(warc: &Path) -> BTreeMap<String, (String, Signature)> {
+    // The default run's drop lists (configs/default.toml, `[dom]`).
+    let config: toml::Table = include_str!("../../configs/default.toml")
+        .parse()
+        .expect("configs/default.toml");
+    let names = |key: &str| -> Vec<String> {
+        config["dom"][key]
+            .as_array()
+            .expect(key)
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_lowercase))
+            .collect()
+    };
     let dom = DomOptions {
-        drop_id_class: vec!["comment".into(), "disqus".into()],
+        drop_id_class: names("drop_id_class"),
+        section_anchors: names("section_anchors"),
         ..DomOptions::default()
     };
     let options = IngestOptions {
