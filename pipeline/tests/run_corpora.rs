@@ -73,15 +73,24 @@ fn check_corpus(name: &str, extra: &[&str]) -> f64 {
             .is_some_and(|x| !x.contains("@dfs")));
     }
 
+    mean_f1(&articles, &rows)
+}
+
+/// Mean bigram F1 of `articles` against the gold of `rows`, by record id (a
+/// missing article scores 0).
+fn mean_f1(articles: &[serde_json::Value], rows: &[ManifestRow]) -> f64 {
+    let by_id: HashMap<&str, &str> = articles
+        .iter()
+        .map(|a| {
+            (
+                a["record_id"].as_str().unwrap(),
+                a["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
     let scores: Vec<canopy_score::PageScore> = rows
         .iter()
-        .map(|r| {
-            let text = by_id
-                .get(r.record_id.as_str())
-                .and_then(|a| a["text"].as_str())
-                .unwrap_or("");
-            canopy_score::score_page(text, &r.gold)
-        })
+        .map(|r| canopy_score::score_page(by_id.get(r.record_id.as_str()).unwrap_or(&""), &r.gold))
         .collect();
     canopy_score::mean(&scores).bigram.f1
 }
@@ -154,22 +163,7 @@ fn corpus_f1(name: &str, extra: &[&str]) -> f64 {
     let mut args = vec![warc.to_str().unwrap()];
     args.extend_from_slice(extra);
     run(&args, out.path());
-    let articles = jsonl(&out.path().join("articles.jsonl"));
-    let by_id: HashMap<&str, &str> = articles
-        .iter()
-        .map(|a| {
-            (
-                a["record_id"].as_str().unwrap(),
-                a["text"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    let rows = golds(&corpus);
-    let scores: Vec<canopy_score::PageScore> = rows
-        .iter()
-        .map(|r| canopy_score::score_page(by_id.get(r.record_id.as_str()).unwrap_or(&""), &r.gold))
-        .collect();
-    canopy_score::mean(&scores).bigram.f1
+    mean_f1(&jsonl(&out.path().join("articles.jsonl")), &golds(&corpus))
 }
 
 #[test]
