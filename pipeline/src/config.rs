@@ -84,6 +84,7 @@ pub struct ExtractConfig {
     pub link_density: f64,
     pub paragraph_link_density: f64,
     pub captions: Vec<String>,
+    pub title_lead: usize,
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

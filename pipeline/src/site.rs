@@ -122,6 +122,7 @@ impl SiteSettings {
                 link_density: config.extract.link_density,
                 paragraph_link_density: config.extract.paragraph_link_density,
                 captions: config.extract.captions.clone(),
+                title_lead: config.extract.title_lead,
             },
             reuse: None,
             page_budget: Some(Duration::from_millis(config.run.page_budget_ms))
@@ -225,6 +226,7 @@ pub fn process_site(
                     link_density: f64::INFINITY,
                     paragraph_link_density: f64::INFINITY,
                     captions: Vec::new(),
+                    title_lead: 0,
                 },
                 settings.render,
             );
@@ -493,7 +495,7 @@ fn process_cluster(
                 cluster: cluster.to_string(),
                 method: settings.wrapper_method_name().to_string(),
                 wrapper: wrapper.as_ref().and_then(Wrapper::xpath_portable),
-                text: with_title(&title, &text),
+                text: with_title(&title, &text, settings.clean.title_lead),
                 title,
                 lang: page.lang.code().to_string(),
                 ..Article::default()
@@ -504,7 +506,7 @@ fn process_cluster(
                 .as_ref()
                 .map(|w| w.apply(&page.doc))
                 .unwrap_or_default();
-            add_metadata(&mut article, page, &nodes);
+            add_metadata(&mut article, page, &nodes, settings.clean.title_lead);
             let render = settings.render;
             add_renderings(
                 &mut article,
@@ -695,12 +697,12 @@ fn page_level_article(
             .collect::<Vec<_>>()
             .join("+"),
         wrapper: None,
-        text: with_title(&title, &text),
+        text: with_title(&title, &text, clean.title_lead),
         title,
         lang: page.lang.code().to_string(),
         ..Article::default()
     };
-    add_metadata(&mut article, page, &nodes);
+    add_metadata(&mut article, page, &nodes, clean.title_lead);
     add_renderings(
         &mut article,
         page,
@@ -766,7 +768,7 @@ fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
 /// confirms one, and so does the text's title line where one was added (the
 /// heading is found whatever `--format` asks for, so the text does not
 /// depend on it).
-fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId]) {
+fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId], title_lead: usize) {
     let doc = &page.doc;
     let base = base_url(doc, &page.record.url);
     let raw = raw_title(doc);
@@ -774,7 +776,7 @@ fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId]) {
     if let Some(heading) = article_heading(doc, nodes, &[&raw, &doc_title, &article.title]) {
         // The text's title line, when it was added, becomes the heading too.
         if let Some(rest) = article.text.strip_prefix(&format!("{}\n", article.title)) {
-            article.text = with_title(&heading, rest);
+            article.text = with_title(&heading, rest, title_lead);
         }
         article.title = heading;
     }
@@ -862,9 +864,11 @@ fn article_title(page: &Page<'_>, site: &str, siblings: &[&str]) -> String {
     }
 }
 
-/// The article: its title on the first line, unless the extracted text
-/// already opens with it.
-fn with_title(title: &str, text: &str) -> String {
+/// The article: its title on the first line. When the extracted text has
+/// the title among its first three lines, it opens there: what comes before
+/// it inside the selection, if shorter than `max_lead` bytes, is the post's
+/// meta line (a date, a comment count), not the article.
+fn with_title(title: &str, text: &str, max_lead: usize) -> String {
     let norm = |s: &str| {
         s.split_whitespace()
             .collect::<Vec<_>>()
@@ -872,8 +876,18 @@ fn with_title(title: &str, text: &str) -> String {
             .to_lowercase()
     };
     let t = norm(title);
-    if t.is_empty() || text.lines().take(3).any(|l| norm(l) == t) {
+    if t.is_empty() {
         return text.to_string();
+    }
+    let mut before = 0;
+    for line in text.split_inclusive('\n').take(3) {
+        if norm(line) == t {
+            return match text.get(before..) {
+                Some(rest) if before < max_lead => rest.to_string(),
+                _ => text.to_string(),
+            };
+        }
+        before += line.len();
     }
     if text.is_empty() {
         return title.to_string();
@@ -883,7 +897,25 @@ fn with_title(title: &str, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{learning_sample, with_prose_siblings};
+    use super::{learning_sample, with_prose_siblings, with_title};
+
+    #[test]
+    fn the_text_opens_at_its_title_line() {
+        // Added when missing; a short meta line before it is cut; a long
+        // lead before it stays (it is the article's).
+        assert_eq!(
+            with_title("Big news", "First line.", 150),
+            "Big news\nFirst line."
+        );
+        let meta = "July 11th, 9:39am 0 comments\nBig  News\nFirst line.";
+        assert_eq!(with_title("Big news", meta, 150), "Big  News\nFirst line.");
+        assert_eq!(with_title("Big news", meta, 0), meta);
+        let lead = format!(
+            "{}\nBig news\nFirst line.",
+            "A long standfirst. ".repeat(10)
+        );
+        assert_eq!(with_title("Big news", &lead, 150), lead);
+    }
     use canopy_dom::{Document, DomOptions};
 
     #[test]

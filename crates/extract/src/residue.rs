@@ -50,6 +50,11 @@ pub struct CleanOptions {
     /// hold half of the selection's text or more (a photo essay, a
     /// slideshow whose slides are the article).
     pub captions: Vec<String>,
+    /// Most bytes of text before the article's title line that go when the
+    /// title is among the first three lines of the selection's text (a date
+    /// or a comment count above the headline); 0 keeps them. Applied where
+    /// the title line is put, by the pipeline.
+    pub title_lead: usize,
 }
 
 impl Default for CleanOptions {
@@ -59,6 +64,7 @@ impl Default for CleanOptions {
             link_density: 0.5,
             paragraph_link_density: 0.8,
             captions: vec!["caption".to_string()],
+            title_lead: 150,
         }
     }
 }
@@ -451,6 +457,7 @@ mod tests {
             link_density: 1.1,
             paragraph_link_density: 1.1,
             captions: Vec::new(),
+            title_lead: 0,
         };
         // In prose the name stays; alone in its block it is template.
         let div = (0..pages[0].len())
@@ -610,6 +617,7 @@ mod tests {
             link_density: 1.1,
             paragraph_link_density: 1.1,
             captions: Vec::new(),
+            title_lead: 0,
         };
         assert_eq!(
             clean_text(&pages[0], &[td], &residue, &options),
@@ -652,6 +660,7 @@ mod tests {
             link_density: 1.1,
             paragraph_link_density: 1.1,
             captions: Vec::new(),
+            title_lead: 0,
         };
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &off),
