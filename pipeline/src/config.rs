@@ -83,7 +83,7 @@ pub struct ExtractConfig {
     pub residue: bool,
     pub link_density: f64,
     pub paragraph_link_density: f64,
-    pub captions: Vec<String>,
+    pub media_text: Vec<String>,
     pub title_lead: usize,
 }
 

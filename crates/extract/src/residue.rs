@@ -20,10 +20,12 @@
 //! - **Meta lines.** A block without blocks inside whose text outside links
 //!   is all template residue ("Posted in: <News> | <3> comments", "Tags:
 //!   <a>, <b>", a trackback header).
-//! - **Captions.** `<figcaption>` and elements named as captions (an `id`
-//!   or class token holding "caption": `wp-caption`, `media__caption`),
-//!   which reference texts leave out of an article, unless the captions
-//!   hold half of the selection's text (a photo essay, a slideshow).
+//! - **Media text.** Text that belongs to media rather than to the
+//!   article: `<figcaption>`, and elements whose `id` or a class token
+//!   names a caption (`wp-caption`, `media__caption`) or an embedded post
+//!   (`twitter-tweet`, the embed code's blockquote), which reference texts
+//!   leave out, unless it holds half of the selection's text (a photo
+//!   essay, a slideshow, a post that is one embedded tweet).
 
 use std::borrow::Cow;
 
@@ -45,11 +47,11 @@ pub struct CleanOptions {
     /// a paragraph that is nearly all links ("« Older | Home | Newer »")
     /// goes.
     pub paragraph_link_density: f64,
-    /// Drop captions (`<figcaption>`, or an element whose `id` or a class
-    /// token contains one of these lowercase names), unless the captions
-    /// hold half of the selection's text or more (a photo essay, a
-    /// slideshow whose slides are the article).
-    pub captions: Vec<String>,
+    /// Drop media text (`<figcaption>`, or an element whose `id` or a
+    /// class token contains one of these lowercase names: captions,
+    /// embedded posts), unless it holds half of the selection's text or more
+    /// (a photo essay, a slideshow whose slides are the article).
+    pub media_text: Vec<String>,
     /// Most bytes of text before the article's title line that go when the
     /// title is among the first three lines of the selection's text (a date
     /// or a comment count above the headline); 0 keeps them. Applied where
@@ -63,7 +65,7 @@ impl Default for CleanOptions {
             residue: true,
             link_density: 0.5,
             paragraph_link_density: 0.8,
-            captions: vec!["caption".to_string()],
+            media_text: vec!["caption".to_string(), "twitter-tweet".to_string()],
             title_lead: 150,
         }
     }
@@ -148,9 +150,9 @@ fn is_collapsed(text: &str) -> bool {
     !after_space || text.is_empty()
 }
 
-/// Whether element `n` is a caption: `<figcaption>`, or an `id` or class
-/// token naming one of `names`.
-fn is_caption(doc: &Document, n: NodeId, names: &[String]) -> bool {
+/// Whether element `n` holds media text: `<figcaption>`, or an `id` or
+/// class token naming one of `names`.
+fn is_media_text(doc: &Document, n: NodeId, names: &[String]) -> bool {
     if names.is_empty() {
         return false;
     }
@@ -206,9 +208,9 @@ pub struct Kept<'a> {
     labelled_by_residue: Vec<bool>,
     /// The selection the kept nodes are read from.
     roots: Vec<NodeId>,
-    /// Whether the captions of each root are dropped: they hold less than
-    /// half of its text.
-    drop_captions: Vec<bool>,
+    /// Whether the media text of each root is dropped: it holds less than
+    /// half of the root's text.
+    drop_media_text: Vec<bool>,
 }
 
 impl<'a> Kept<'a> {
@@ -247,20 +249,20 @@ impl<'a> Kept<'a> {
                 first < doc.node(n).end && residue_chars[first] > 0
             })
             .collect();
-        let drop_captions = roots
+        let drop_media_text = roots
             .iter()
             .map(|&root| {
-                let mut caption_chars = 0;
+                let mut media_chars = 0;
                 let mut n = root;
                 while n < doc.node(root).end {
-                    if is_caption(doc, n, &options.captions) {
-                        caption_chars += counts.chars(n);
+                    if is_media_text(doc, n, &options.media_text) {
+                        media_chars += counts.chars(n);
                         n = doc.node(n).end;
                     } else {
                         n += 1;
                     }
                 }
-                2 * caption_chars < counts.chars(root)
+                2 * media_chars < counts.chars(root)
             })
             .collect();
         Kept {
@@ -270,7 +272,7 @@ impl<'a> Kept<'a> {
             residue_chars,
             labelled_by_residue,
             roots: roots.to_vec(),
-            drop_captions,
+            drop_media_text,
         }
     }
 
@@ -347,11 +349,11 @@ impl<'a> Kept<'a> {
                 self.residue_chars[block] < self.counts.chars(block) && !self.on_own_line(n, block)
             }
             Some(_) => true,
-            None if is_caption(doc, n, &self.options.captions) => !self
+            None if is_media_text(doc, n, &self.options.media_text) => !self
                 .roots
                 .iter()
                 .position(|&r| doc.contains(r, n))
-                .is_some_and(|i| self.drop_captions[i]),
+                .is_some_and(|i| self.drop_media_text[i]),
             None => {
                 let limit = match doc.tag(n) {
                     "p" => self.options.paragraph_link_density,
@@ -456,7 +458,7 @@ mod tests {
             residue: true,
             link_density: 1.1,
             paragraph_link_density: 1.1,
-            captions: Vec::new(),
+            media_text: Vec::new(),
             title_lead: 0,
         };
         // In prose the name stays; alone in its block it is template.
@@ -553,7 +555,7 @@ mod tests {
         assert!(text.contains("The story itself") && text.contains("second paragraph"));
         assert!(!text.contains("photo"), "{text}");
         let off = CleanOptions {
-            captions: Vec::new(),
+            media_text: Vec::new(),
             ..CleanOptions::default()
         };
         assert!(clean(&article, &off).contains("A photo"));
@@ -616,7 +618,7 @@ mod tests {
             residue: true,
             link_density: 1.1,
             paragraph_link_density: 1.1,
-            captions: Vec::new(),
+            media_text: Vec::new(),
             title_lead: 0,
         };
         assert_eq!(
@@ -659,7 +661,7 @@ mod tests {
             residue: false,
             link_density: 1.1,
             paragraph_link_density: 1.1,
-            captions: Vec::new(),
+            media_text: Vec::new(),
             title_lead: 0,
         };
         assert_eq!(
