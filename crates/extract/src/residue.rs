@@ -538,11 +538,12 @@ mod tests {
     }
 
     #[test]
-    fn captions_go_unless_they_are_most_of_the_selection() {
+    fn media_text_goes_unless_it_is_most_of_the_selection() {
         let article = doc(
             "<body><div id=a><p>The story itself, told over a paragraph of several words.</p>\
              <div class='wp-caption'><img src=x.jpg><p class=wp-caption-text>A photo</p></div>\
              <figure><img src=y.jpg><figcaption>Another photo</figcaption></figure>\
+             <blockquote class=twitter-tweet><p>A tweet about the photo</p></blockquote>\
              <p>And the end of the story, in a second paragraph.</p></div></body>",
         );
         let div = (0..article.len())
