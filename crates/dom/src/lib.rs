@@ -67,9 +67,23 @@ impl DomOptions {
     }
 }
 
+/// Whether `name`, lower-cased, contains one of `names`. Runs for the id
+/// and every class token of every element, so an ASCII name (nearly all)
+/// is compared byte by byte without building its lower-case copy; for
+/// ASCII, `to_lowercase` is `to_ascii_lowercase`, so the answer is the same.
 fn contains_any(name: &str, names: &[String]) -> bool {
-    let name = name.to_lowercase();
-    names.iter().any(|d| name.contains(d.as_str()))
+    if !name.is_ascii() {
+        let name = name.to_lowercase();
+        return names.iter().any(|d| name.contains(d.as_str()));
+    }
+    let name = name.as_bytes();
+    names.iter().any(|d| {
+        let d = d.as_bytes();
+        d.is_empty()
+            || name
+                .windows(d.len())
+                .any(|w| w.iter().zip(d).all(|(c, l)| c.to_ascii_lowercase() == *l))
+    })
 }
 
 /// A class token that names the post's topics, not the element's role:

@@ -281,3 +281,54 @@ fn json_ld_scripts_are_kept_aside() {
     assert_eq!(doc.json_ld(), &[r#"{"@type":"NewsArticle"}"#, " [1] "]);
     assert_eq!(doc.inner_text(doc.root()), "Text");
 }
+
+/// The drop list's name test without an allocation answers as the
+/// lower-cased `contains` it replaces, ASCII or not.
+#[test]
+fn contains_any_is_lowercase_contains() {
+    let names: Vec<String> = ["comment", "promo", "Footer", "ß", "", "İ"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for name in [
+        "Comments-3",
+        "COMMENT",
+        "commen",
+        "x-promo_holder",
+        "footer",
+        "FOOTER",
+        "Straße",
+        "STRASSE",
+        "İd",
+        "i̇",
+        "",
+        "c",
+        "pro mo",
+    ] {
+        for d in &names {
+            let slow = name.to_lowercase().contains(d.as_str());
+            assert_eq!(
+                contains_any(name, std::slice::from_ref(d)),
+                slow,
+                "{name} / {d}"
+            );
+        }
+    }
+}
+
+/// The ASCII path of `collapse_whitespace` gives what splitting on
+/// `char::is_whitespace` gives.
+#[test]
+fn collapse_whitespace_ascii_is_split_whitespace() {
+    for s in [
+        "",
+        "  ",
+        "a",
+        " a  b\t\nc\x0b\x0cd\re ",
+        "\x1cx\x1f y\x7f",
+        "non\u{a0}ascii \u{2003} é ",
+    ] {
+        let words: Vec<&str> = s.split_whitespace().collect();
+        assert_eq!(collapse_whitespace(s), words.join(" "), "{s:?}");
+    }
+}

@@ -63,6 +63,9 @@ pub fn is_block(tag: &str) -> bool {
 
 /// Collapses runs of whitespace to one space and trims the ends.
 pub fn collapse_whitespace(s: &str) -> String {
+    if s.is_ascii() {
+        return collapse_ascii_whitespace(s);
+    }
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
         if !out.is_empty() {
@@ -71,6 +74,25 @@ pub fn collapse_whitespace(s: &str) -> String {
         out.push_str(word);
     }
     out
+}
+
+/// [`collapse_whitespace`] of an ASCII text (nearly all text nodes), byte
+/// by byte: the ASCII white space of `char::is_whitespace` is `\t`..=`\r`
+/// and the space (`split_ascii_whitespace` would keep `\x0b`).
+fn collapse_ascii_whitespace(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len());
+    let words = s
+        .as_bytes()
+        .split(|b| matches!(b, b'\t'..=b'\r' | b' '))
+        .filter(|w| !w.is_empty());
+    for word in words {
+        if !out.is_empty() {
+            out.push(b' ');
+        }
+        out.extend_from_slice(word);
+    }
+    // Words of an ASCII text joined by spaces: still ASCII.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Appends a line break unless the output already ends a line.
