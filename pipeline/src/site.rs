@@ -121,7 +121,12 @@ impl SiteSettings {
                 residue: config.extract.residue,
                 link_density: config.extract.link_density,
                 paragraph_link_density: config.extract.paragraph_link_density,
-                media_text: config.extract.media_text.clone(),
+                media_text: config
+                    .extract
+                    .media_text
+                    .iter()
+                    .map(|s| s.to_lowercase())
+                    .collect(),
                 title_lead: config.extract.title_lead,
             },
             reuse: None,

@@ -67,11 +67,12 @@ impl DomOptions {
     }
 }
 
-/// Whether `name`, lower-cased, contains one of `names`. Runs for the id
-/// and every class token of every element, so an ASCII name (nearly all)
+/// Whether `name`, lower-cased, contains one of `names` (lowercase): the
+/// test of an id or class token against a list of role names. Runs for the
+/// id and every class token of every element, so an ASCII name (nearly all)
 /// is compared byte by byte without building its lower-case copy; for
 /// ASCII, `to_lowercase` is `to_ascii_lowercase`, so the answer is the same.
-fn contains_any(name: &str, names: &[String]) -> bool {
+pub fn contains_any(name: &str, names: &[String]) -> bool {
     if !name.is_ascii() {
         let name = name.to_lowercase();
         return names.iter().any(|d| name.contains(d.as_str()));

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use canopy_dom::{collapse_whitespace, is_block, Document, NodeId};
+use canopy_dom::{collapse_whitespace, contains_any, is_block, Document, NodeId};
 
 use crate::TextCounts;
 
@@ -162,14 +162,9 @@ fn is_media_text(doc: &Document, n: NodeId, names: &[String]) -> bool {
     &*element.tag == "figcaption"
         || element.attrs.iter().any(|(name, value)| {
             matches!(&**name, "id" | "class")
-                && value.split_ascii_whitespace().any(|token| {
-                    names.iter().any(|c| {
-                        token
-                            .as_bytes()
-                            .windows(c.len())
-                            .any(|w| w.eq_ignore_ascii_case(c.as_bytes()))
-                    })
-                })
+                && value
+                    .split_ascii_whitespace()
+                    .any(|token| contains_any(token, names))
         })
 }
 

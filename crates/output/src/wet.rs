@@ -179,7 +179,6 @@ fn warcinfo_block() -> String {
 
 /// Writes one record, as its own gzip member when `gzip`. `Content-Length`
 /// is added after `headers`.
-
 fn write_record(
     w: &mut dyn Write,
     gzip: bool,
