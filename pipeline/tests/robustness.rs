@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use canopy_test_support::warc_response as response;
 use common::{corpora, jsonl};
 use serde_json::Value;
 
@@ -349,23 +350,6 @@ fn good_page() -> Vec<u8> {
 }
 
 const HTML_HEAD: &str = "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n";
-
-/// One uncompressed WARC response record around an HTTP message.
-fn response(id: u32, uri: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
-    let mut http = http_head.replace('\n', "\r\n").into_bytes();
-    http.extend_from_slice(b"\r\n");
-    http.extend_from_slice(body);
-    let mut rec = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n\
-         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    rec.extend_from_slice(&http);
-    rec.extend_from_slice(b"\r\n\r\n");
-    rec
-}
 
 /// A gzip member of `data`. A minimal encoder, so the test needs no
 /// compression crate: one fixed-Huffman deflate block of literals, with runs

@@ -5,25 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use canopy_ingest::{read_warc, Event, IngestOptions, WarcStats};
+use canopy_test_support::warc_response as response;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-
-/// One WARC response record around an HTTP message.
-fn response(id: u32, uri: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
-    let mut http = http_head.replace('\n', "\r\n").into_bytes();
-    http.extend_from_slice(b"\r\n");
-    http.extend_from_slice(body);
-    let mut rec = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n\
-         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    rec.extend_from_slice(&http);
-    rec.extend_from_slice(b"\r\n\r\n");
-    rec
-}
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = GzEncoder::new(Vec::new(), Compression::default());

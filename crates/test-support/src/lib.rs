@@ -68,6 +68,25 @@ pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// One uncompressed WARC/1.0 response record around an HTTP message: the
+/// head (`\n` line ends, turned into CRLF), a blank line, then `body`. The
+/// record id ends with `id`; the date is fixed.
+pub fn warc_response(id: u32, uri: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
+    let mut http = http_head.replace('\n', "\r\n").into_bytes();
+    http.extend_from_slice(b"\r\n");
+    http.extend_from_slice(body);
+    let mut rec = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n\
+         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    rec.extend_from_slice(&http);
+    rec.extend_from_slice(b"\r\n\r\n");
+    rec
+}
+
 /// Runs `bin ARGS` (the `canopy` binary: `env!("CARGO_BIN_EXE_canopy")` in
 /// a test) and asserts it finished: exit 0, or 1 (some records rejected).
 pub fn run_finished<S: AsRef<OsStr>>(bin: &Path, args: &[S]) -> Output {
