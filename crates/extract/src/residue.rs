@@ -420,6 +420,29 @@ mod tests {
         Document::parse(html, &DomOptions::default())
     }
 
+    /// The residue of a cluster of `pages`.
+    fn learn(pages: &[Document]) -> Residue {
+        let refs: Vec<&Document> = pages.iter().collect();
+        Residue::learn(&refs)
+    }
+
+    /// The first `tag` element of `doc`.
+    fn first(doc: &Document, tag: &str) -> NodeId {
+        (0..doc.len()).find(|&n| doc.tag(n) == tag).unwrap()
+    }
+
+    /// Template residue only: the link-density rules, media text and the
+    /// title's lead off.
+    fn residue_only() -> CleanOptions {
+        CleanOptions {
+            residue: true,
+            link_density: 1.1,
+            paragraph_link_density: 1.1,
+            media_text: Vec::new(),
+            title_lead: 0,
+        }
+    }
+
     #[test]
     fn collapsed_text_is_recognised() {
         for t in [
@@ -446,20 +469,11 @@ mod tests {
             doc("<body><div><p>Hosts Jason, <a>Michael</a> and Elliot talk.</p><p><a>Michael</a></p></div></body>"),
             doc("<body><div><p>Then <a>Michael</a> left.</p><p><a>Michael</a></p></div></body>"),
         ];
-        let refs: Vec<&Document> = pages.iter().collect();
-        let residue = Residue::learn(&refs);
+        let residue = learn(&pages);
         assert!(residue.contains("Michael"));
-        let options = CleanOptions {
-            residue: true,
-            link_density: 1.1,
-            paragraph_link_density: 1.1,
-            media_text: Vec::new(),
-            title_lead: 0,
-        };
+        let options = residue_only();
         // In prose the name stays; alone in its block it is template.
-        let div = (0..pages[0].len())
-            .find(|&n| pages[0].tag(n) == "div")
-            .unwrap();
+        let div = first(&pages[0], "div");
         assert_eq!(
             clean_text(&pages[0], &[div], &residue, &options),
             "Hosts Jason, Michael and Elliot talk."
@@ -478,9 +492,8 @@ mod tests {
             page("A long first story, told over many words here.", "Once"),
             page("The second story, also long enough to matter.", "Twice"),
         ];
-        let refs: Vec<&Document> = pages.iter().collect();
-        let residue = Residue::learn(&refs);
-        let div = |d: &Document| (0..d.len()).find(|&n| d.tag(n) == "div").unwrap();
+        let residue = learn(&pages);
+        let div = |d: &Document| first(d, "div");
         let options = CleanOptions::default();
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &options),
@@ -517,11 +530,8 @@ mod tests {
                 "Friday",
             ),
         ];
-        let refs: Vec<&Document> = pages.iter().collect();
-        let residue = Residue::learn(&refs);
-        let div = (0..pages[0].len())
-            .find(|&n| pages[0].tag(n) == "div")
-            .unwrap();
+        let residue = learn(&pages);
+        let div = first(&pages[0], "div");
         let text = clean_text(&pages[0], &[div], &residue, &CleanOptions::default());
         assert!(text.starts_with("The story of the first page"), "{text}");
         assert!(
@@ -541,9 +551,7 @@ mod tests {
              <blockquote class=twitter-tweet><p>A tweet about the photo</p></blockquote>\
              <p>And the end of the story, in a second paragraph.</p></div></body>",
         );
-        let div = (0..article.len())
-            .find(|&n| article.tag(n) == "div")
-            .unwrap();
+        let div = first(&article, "div");
         let clean = |doc: &Document, options: &CleanOptions| {
             clean_text(doc, &[div], &Residue::default(), options)
         };
@@ -586,11 +594,8 @@ mod tests {
             page("The story of the first page, in a few words."),
             page("Another story on the second page, short."),
         ];
-        let refs: Vec<&Document> = pages.iter().collect();
-        let residue = Residue::learn(&refs);
-        let div = (0..pages[0].len())
-            .find(|&n| pages[0].tag(n) == "div")
-            .unwrap();
+        let residue = learn(&pages);
+        let div = first(&pages[0], "div");
         let text = clean_text(&pages[0], &[div], &residue, &CleanOptions::default());
         assert!(text.contains("The story of the first page"), "{text}");
         assert!(!text.contains("headline"), "{text}");
@@ -605,25 +610,16 @@ mod tests {
             ))
         };
         let pages = [page("First story."), page("Second story.")];
-        let refs: Vec<&Document> = pages.iter().collect();
-        let residue = Residue::learn(&refs);
-        let td = (0..pages[0].len())
-            .find(|&n| pages[0].tag(n) == "td")
-            .unwrap();
-        let options = CleanOptions {
-            residue: true,
-            link_density: 1.1,
-            paragraph_link_density: 1.1,
-            media_text: Vec::new(),
-            title_lead: 0,
-        };
+        let residue = learn(&pages);
+        let td = first(&pages[0], "td");
+        let options = residue_only();
         assert_eq!(
             clean_text(&pages[0], &[td], &residue, &options),
             "First story.\nMore of First story."
         );
         // Inside a line of prose the same words stay.
         let inline = doc("<body><p>See <a>Subscriptions &gt;</a> for more.</p></body>");
-        let p = (0..inline.len()).find(|&n| inline.tag(n) == "p").unwrap();
+        let p = first(&inline, "p");
         assert_eq!(
             clean_text(&inline, &[p], &residue, &options),
             "See Subscriptions > for more."
@@ -637,11 +633,10 @@ mod tests {
             doc("<body><div id=a><p>Second story, <a>a link</a> inside prose.</p><p>Share this</p></div></body>"),
             doc("<body><div id=a><p>Third one.</p><p>Share this</p></div></body>"),
         ];
-        let refs: Vec<&Document> = pages.iter().collect();
-        let residue = Residue::learn(&refs);
+        let residue = learn(&pages);
         assert!(residue.contains(" Share   this "));
         assert!(!residue.contains("Third one."));
-        let div = |d: &Document| (0..d.len()).find(|&n| d.tag(n) == "div").unwrap();
+        let div = |d: &Document| first(d, "div");
         let options = CleanOptions::default();
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &options),
