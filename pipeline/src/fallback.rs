@@ -69,9 +69,10 @@ fn nearest(doc: &Document, heading: NodeId, nodes: &[NodeId]) -> (Vec<NodeId>, u
 /// blocks of `blocks` (BlockExtractor's) that start after the heading, are
 /// not headings themselves, and are nearer to it than any selected node;
 /// then the heading's own block, or the article's container, where the
-/// selection misses them ([`with_heading_block`]).
+/// selection misses them ([`with_heading_block`]). `counts` are the page's.
 pub fn anchored(
     doc: &Document,
+    counts: &TextCounts,
     heading: NodeId,
     selected: Vec<NodeId>,
     blocks: impl FnOnce() -> Vec<NodeId>,
@@ -89,7 +90,7 @@ pub fn anchored(
     if extra_near > near {
         kept.extend(extra);
     }
-    with_heading_block(doc, heading, outermost(doc, kept))
+    with_heading_block(doc, counts, heading, outermost(doc, kept))
 }
 
 /// The lowest ancestor of `heading` with at least `min` characters of text
@@ -118,14 +119,18 @@ fn heading_container(
 /// heading's block (its lowest ancestor with a line of text besides it, 20
 /// characters: a standfirst, a byline) joins a selection that holds nothing
 /// of it.
-fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) -> Vec<NodeId> {
-    let counts = TextCounts::of(doc);
+fn with_heading_block(
+    doc: &Document,
+    counts: &TextCounts,
+    heading: NodeId,
+    selected: Vec<NodeId>,
+) -> Vec<NodeId> {
     let touches = |c: NodeId| {
         selected
             .iter()
             .any(|&n| doc.contains(c, n) || doc.contains(n, c))
     };
-    if let Some(container) = heading_container(doc, heading, &counts, 100) {
+    if let Some(container) = heading_container(doc, heading, counts, 100) {
         // The selection's text inside the container (all of it when a
         // selected node holds the container).
         let covered: u64 = if selected.iter().any(|&n| doc.contains(n, container)) {
@@ -142,7 +147,7 @@ fn with_heading_block(doc: &Document, heading: NodeId, selected: Vec<NodeId>) ->
             return vec![container];
         }
     }
-    match heading_container(doc, heading, &counts, 20) {
+    match heading_container(doc, heading, counts, 20) {
         Some(block) if !touches(block) => outermost(doc, [selected, vec![block]].concat()),
         _ => selected,
     }
@@ -167,6 +172,7 @@ mod tests {
     #[test]
     fn selections_far_from_the_heading_go_nearer_blocks_join() {
         let doc = Document::parse(PAGE, &DomOptions::default());
+        let counts = TextCounts::of(&doc);
         let h2 = (0..doc.len()).find(|&n| doc.tag(n) == "h2").unwrap();
         let (a, n, bio) = (
             find(&doc, "p", "a"),
@@ -175,13 +181,16 @@ mod tests {
         );
         // The post's paragraph is nearer the heading than the next post's,
         // and both than the sidebar's bio.
-        assert_eq!(anchored(&doc, h2, vec![a, bio], Vec::new), vec![a]);
-        assert_eq!(anchored(&doc, h2, vec![n, bio], Vec::new), vec![n]);
+        assert_eq!(anchored(&doc, &counts, h2, vec![a, bio], Vec::new), vec![a]);
+        assert_eq!(anchored(&doc, &counts, h2, vec![n, bio], Vec::new), vec![n]);
         // Only the bio selected: a nearer block after the heading joins it;
         // the heading itself does not.
-        assert_eq!(anchored(&doc, h2, vec![bio], || vec![h2, a]), vec![a, bio]);
+        assert_eq!(
+            anchored(&doc, &counts, h2, vec![bio], || vec![h2, a]),
+            vec![a, bio]
+        );
         // A block no nearer than the selection does not.
-        assert_eq!(anchored(&doc, h2, vec![a], || vec![n]), vec![a]);
+        assert_eq!(anchored(&doc, &counts, h2, vec![a], || vec![n]), vec![a]);
     }
 
     #[test]
@@ -195,6 +204,7 @@ mod tests {
              story itself by quite a few words, to be chosen by density.</p></div></body>",
             &DomOptions::default(),
         );
+        let counts = TextCounts::of(&doc);
         let h1 = (0..doc.len()).find(|&n| doc.tag(n) == "h1").unwrap();
         let (head, a, bio) = (
             find(&doc, "div", "head"),
@@ -204,13 +214,16 @@ mod tests {
         let main = find(&doc, "div", "main");
         // The body selected: the heading's block (heading and standfirst)
         // joins it.
-        assert_eq!(anchored(&doc, h1, vec![a], Vec::new), vec![head, a]);
+        assert_eq!(
+            anchored(&doc, &counts, h1, vec![a], Vec::new),
+            vec![head, a]
+        );
         // Only the sidebar selected, nothing near the heading: the
         // article's container replaces it; so it does a selection of less
         // than half of the container's text.
-        assert_eq!(anchored(&doc, h1, vec![bio], Vec::new), vec![main]);
+        assert_eq!(anchored(&doc, &counts, h1, vec![bio], Vec::new), vec![main]);
         let dek = find(&doc, "p", "dek");
-        assert_eq!(anchored(&doc, h1, vec![dek], Vec::new), vec![main]);
+        assert_eq!(anchored(&doc, &counts, h1, vec![dek], Vec::new), vec![main]);
     }
 
     /// Single-page sites of the dragnet corpus whose short article loses
@@ -264,6 +277,7 @@ mod tests {
         ] {
             let bytes = std::fs::read(dir.join(format!("{id}.html"))).unwrap();
             let doc = Document::parse(&String::from_utf8_lossy(&bytes), &options);
+            let counts = TextCounts::of(&doc);
             // The titles the pipeline passes: `og:title` (else `<title>`),
             // `<title>`, and the first cleaned of the site's name.
             let title = doc.title();
@@ -283,7 +297,7 @@ mod tests {
                 collapse_whitespace(&t)
             };
             let before = text(&union);
-            let after = text(&anchored(&doc, heading, union, || {
+            let after = text(&anchored(&doc, &counts, heading, union, || {
                 canopy_extract::blockextractor(&doc, &[])
             }));
             assert!(after.contains(article), "{id}: {after}");

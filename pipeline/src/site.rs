@@ -672,6 +672,9 @@ fn page_level_article(
                 .flat_map(|&m| page_level_nodes(page, m, site_docs))
                 .collect();
             let mut nodes = fallback::outermost(&page.doc, nodes);
+            // One count of the page's text and link text serves the
+            // anchor and the prose siblings.
+            let counts = TextCounts::of(&page.doc);
             let heading = (methods.len() > 1)
                 .then(|| {
                     let raw = raw_title(&page.doc);
@@ -682,11 +685,11 @@ fn page_level_article(
                 // BlockExtractor's text blocks of this page alone: its
                 // cross-page pass would read every sibling for each page
                 // the wrapper misses.
-                nodes = fallback::anchored(&page.doc, heading, nodes, || {
+                nodes = fallback::anchored(&page.doc, &counts, heading, nodes, || {
                     canopy_extract::blockextractor(&page.doc, &[])
                 });
             }
-            let nodes = with_prose_siblings(&page.doc, nodes);
+            let nodes = with_prose_siblings(&page.doc, &counts, nodes);
             let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
             (text, nodes)
         }
@@ -725,8 +728,8 @@ fn page_level_article(
 /// Every sibling of a selected prose element that is prose too (paragraph,
 /// subheading, quote, list), outside the selection and not mostly links,
 /// joins it: a page-level stand-in for what a wrapper's every-match XPath
-/// does across sibling pages.
-fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
+/// does across sibling pages. `counts` are the page's.
+fn with_prose_siblings(doc: &Document, counts: &TextCounts, nodes: Vec<NodeId>) -> Vec<NodeId> {
     const PROSE: &[&str] = &[
         "p",
         "h2",
@@ -740,7 +743,6 @@ fn with_prose_siblings(doc: &Document, nodes: Vec<NodeId>) -> Vec<NodeId> {
         "ol",
     ];
     let is_prose = |n: NodeId| PROSE.contains(&doc.tag(n));
-    let counts = TextCounts::of(doc);
     // Half or more of its text is link text (or it has none).
     let mostly_links = |n: NodeId| 2 * counts.link_chars(n) >= counts.chars(n);
     let mut out = nodes.clone();
@@ -902,7 +904,7 @@ fn with_title(title: &str, text: &str, max_lead: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{learning_sample, with_prose_siblings, with_title};
+    use super::{learning_sample, with_prose_siblings, with_title, TextCounts};
 
     #[test]
     fn the_text_opens_at_its_title_line() {
@@ -931,6 +933,7 @@ mod tests {
              <div>Share</div></div><div id=side><p>About me.</p></div></body>",
             &DomOptions::default(),
         );
+        let counts = TextCounts::of(&doc);
         let first = (0..doc.len())
             .find(|&n| doc.inner_text(n) == "First part." && doc.tag(n) == "p")
             .unwrap();
@@ -940,14 +943,14 @@ mod tests {
         // The subheading and the next paragraph join; the heading `h1`, the
         // link list, the `div` and the other column's paragraph do not.
         assert_eq!(
-            text(with_prose_siblings(&doc, vec![first])),
+            text(with_prose_siblings(&doc, &counts, vec![first])),
             ["First part.", "Then", "Second part."]
         );
         // A selected container is left as it is.
         let post = (0..doc.len())
             .find(|&n| doc.attr(n, "id") == Some("post"))
             .unwrap();
-        assert_eq!(with_prose_siblings(&doc, vec![post]), vec![post]);
+        assert_eq!(with_prose_siblings(&doc, &counts, vec![post]), vec![post]);
     }
 
     #[test]
