@@ -51,15 +51,13 @@ fn nearness(doc: &Document, heading: NodeId, n: NodeId) -> usize {
 
 /// The nodes of `nodes` nearest `heading`, and that nearness.
 fn nearest(doc: &Document, heading: NodeId, nodes: &[NodeId]) -> (Vec<NodeId>, usize) {
-    let best = nodes
-        .iter()
-        .map(|&n| nearness(doc, heading, n))
-        .max()
-        .unwrap_or(0);
+    let near: Vec<usize> = nodes.iter().map(|&n| nearness(doc, heading, n)).collect();
+    let best = near.iter().copied().max().unwrap_or(0);
     let kept = nodes
         .iter()
-        .copied()
-        .filter(|&n| nearness(doc, heading, n) == best)
+        .zip(&near)
+        .filter(|&(_, &d)| d == best)
+        .map(|(&n, _)| n)
         .collect();
     (kept, best)
 }
