@@ -13,6 +13,7 @@ use canopy_ingest::{Event, IngestOptions};
 use canopy_output::Durability;
 use canopy_types::{FeedItem, Reject, SourceRef};
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_rejects};
@@ -47,41 +48,39 @@ pub struct PartitionArgs {
     threads: Option<usize>,
 }
 
-/// A rank's records, batched for parallel encoding and handed to the
-/// writer thread, so that reading the next batch overlaps writing this one.
+/// What the reading thread hands on, in input order: a payload still to
+/// decode, or an event decided while reading, each with its file's index.
+enum Read {
+    Payload(u32, canopy_ingest::Payload),
+    Event(u32, Event),
+    Feed(u32, Vec<FeedItem>),
+}
+
+impl Read {
+    fn bytes(&self) -> usize {
+        match self {
+            Read::Payload(_, p) => p.len(),
+            Read::Event(_, Event::Page(p)) => p.html.len(),
+            Read::Event(_, _) => 0,
+            Read::Feed(_, items) => items.iter().map(|f| f.description.len()).sum(),
+        }
+    }
+}
+
+/// The reading thread's side: batches what it reads for the writer thread,
+/// so that reading the next batch overlaps decoding and writing this one.
 struct Spill {
-    writer: SyncSender<Vec<(String, Record)>>,
-    batch: Vec<(String, Record)>,
+    writer: SyncSender<Vec<Read>>,
+    batch: Vec<Read>,
     batch_bytes: usize,
-    marker: RankMarker,
 }
 
 impl Spill {
-    fn push(&mut self, pos: InputPos, item: Item) -> std::io::Result<()> {
-        let (site, bytes) = match &item {
-            Item::Page(p) => {
-                self.marker.pages += 1;
-                (canopy_cluster::site_key(&p.url), p.html.len())
-            }
-            // Keyed by the site of its link: Forest's feed signifiers join
-            // an item to the page with the same URL.
-            Item::Feed(f) => {
-                self.marker.feed_items += 1;
-                (canopy_cluster::site_key(&f.url), f.description.len())
-            }
-        };
-        self.batch.push((site, Record { pos, item }));
-        self.batch_bytes += bytes;
+    fn push(&mut self, read: Read) -> std::io::Result<()> {
+        self.batch_bytes += read.bytes();
+        self.batch.push(read);
         if self.batch_bytes >= BATCH_BYTES {
             self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn push_feed(&mut self, file: u32, seq: &mut u32, items: Vec<FeedItem>) -> std::io::Result<()> {
-        for item in items {
-            self.push(InputPos { file, seq: *seq }, Item::Feed(item))?;
-            *seq += 1;
         }
         Ok(())
     }
@@ -95,6 +94,88 @@ impl Spill {
             .send(std::mem::take(&mut self.batch))
             // The writer stopped on an error, which its join reports.
             .map_err(|_| std::io::Error::other("the bucket writer stopped"))
+    }
+}
+
+/// The writer thread's side: decodes each batch's payloads on the rayon
+/// pool (HTTP and charset decoding are most of the reading's CPU after
+/// gzip), then numbers the records in input order, counts them and spills
+/// them. Numbering after decoding keeps the bucket files independent of the
+/// thread count.
+struct Sequencer {
+    /// The file being numbered and its next position.
+    file: u32,
+    seq: u32,
+    pages: u64,
+    feed_items: u64,
+    skipped: u64,
+    rejects: Vec<Reject>,
+}
+
+/// A batch entry once decoded.
+enum Decoded {
+    /// Skipped on purpose: not HTML nor a feed, or an empty body.
+    Skipped,
+    Event(Event),
+    /// The items of a feed file.
+    Feed(Vec<FeedItem>),
+}
+
+impl Sequencer {
+    fn records(&mut self, batch: Vec<Read>, options: &IngestOptions) -> Vec<(String, Record)> {
+        let decoded: Vec<(u32, Decoded)> = batch
+            .into_par_iter()
+            .map(|read| match read {
+                Read::Payload(file, payload) => (
+                    file,
+                    payload
+                        .decode(options)
+                        .map_or(Decoded::Skipped, Decoded::Event),
+                ),
+                Read::Event(file, event) => (file, Decoded::Event(event)),
+                Read::Feed(file, items) => (file, Decoded::Feed(items)),
+            })
+            .collect();
+        let mut records = Vec::with_capacity(decoded.len());
+        for (file, decoded) in decoded {
+            if file != self.file {
+                (self.file, self.seq) = (file, 0);
+            }
+            let items = match decoded {
+                Decoded::Skipped => {
+                    self.skipped += 1;
+                    continue;
+                }
+                Decoded::Event(Event::Reject(reject)) => {
+                    self.rejects.push(reject);
+                    continue;
+                }
+                Decoded::Event(Event::Page(page)) => {
+                    self.pages += 1;
+                    let site = canopy_cluster::site_key(&page.url);
+                    records.push((site, self.next(file, Item::Page(page))));
+                    continue;
+                }
+                Decoded::Event(Event::Feed { items, .. }) | Decoded::Feed(items) => items,
+            };
+            // Keyed by the site of its link: Forest's feed signifiers join
+            // an item to the page with the same URL.
+            for item in items {
+                self.feed_items += 1;
+                let site = canopy_cluster::site_key(&item.url);
+                records.push((site, self.next(file, Item::Feed(item))));
+            }
+        }
+        records
+    }
+
+    fn next(&mut self, file: u32, item: Item) -> Record {
+        let pos = InputPos {
+            file,
+            seq: self.seq,
+        };
+        self.seq += 1;
+        Record { pos, item }
     }
 }
 
@@ -131,9 +212,9 @@ pub fn partition(
         max_page_bytes: config.ingest.max_page_bytes,
         max_decoded_bytes: config.ingest.max_decoded_bytes,
     };
-    // The writer thread encodes each batch on the rayon pool and writes it
-    // while this thread reads the next one.
-    let (sender, batches) = sync_channel::<Vec<(String, Record)>>(1);
+    // The writer thread decodes and encodes each batch on the rayon pool
+    // and writes it while this thread reads the next one.
+    let (sender, batches) = sync_channel::<Vec<Read>>(1);
     let mut writer = RankWriter::new(work, rank, layout.buckets, durability);
     // `canopy run`'s own scratch folder (not synced, removed at the end)
     // with a single bucket holds under 32 MiB of input: its frames are
@@ -143,37 +224,58 @@ pub fn partition(
     if durability == Durability::Unsynced && layout.buckets == 1 {
         writer = writer.stored();
     }
+    let mut marker = RankMarker {
+        rank,
+        world_size: layout.world_size,
+        buckets: layout.buckets,
+        ..RankMarker::default()
+    };
     let (read, written) = std::thread::scope(|scope| {
-        let writing = scope.spawn(move || -> std::io::Result<()> {
+        let writing = scope.spawn(|| -> std::io::Result<Sequencer> {
+            let mut sequencer = Sequencer {
+                file: 0,
+                seq: 0,
+                pages: 0,
+                feed_items: 0,
+                skipped: 0,
+                rejects: Vec::new(),
+            };
             for batch in batches {
-                writer.write_batch(batch)?;
+                writer.write_batch(sequencer.records(batch, &options))?;
             }
-            writer.finish()
+            writer.finish()?;
+            Ok(sequencer)
         });
         let mut spill = Spill {
             writer: sender,
             batch: Vec::new(),
             batch_bytes: 0,
-            marker: RankMarker {
-                rank,
-                world_size: layout.world_size,
-                buckets: layout.buckets,
-                ..RankMarker::default()
-            },
         };
-        let read = read_files(files, rank, layout, &options, &mut spill, progress)
-            .and_then(|rejects| spill.flush().map(|()| rejects));
+        let read = read_files(
+            files,
+            rank,
+            layout,
+            &options,
+            &mut spill,
+            &mut marker,
+            progress,
+        )
+        .and_then(|rejects| spill.flush().map(|()| rejects));
         drop(spill.writer);
         let written = match writing.join() {
             Ok(r) => r,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        (read.map(|rejects| (rejects, spill.marker)), written)
+        (read, written)
     });
     let ctx = || format!("cannot write buckets in {}", work.display());
     // The writer's own error says more than the closed channel.
-    written.with_context(ctx)?;
-    let (mut rejects, mut marker) = read.with_context(ctx)?;
+    let sequencer = written.with_context(ctx)?;
+    let mut rejects = read.with_context(ctx)?;
+    rejects.extend(sequencer.rejects);
+    marker.pages = sequencer.pages;
+    marker.feed_items = sequencer.feed_items;
+    marker.skipped += sequencer.skipped;
     sort_rejects(&mut rejects);
     marker.rejects = rejects.len() as u64;
     let rejects_dir = work.join("rejects");
@@ -199,6 +301,7 @@ fn read_files(
     layout: Layout,
     options: &IngestOptions,
     spill: &mut Spill,
+    marker: &mut RankMarker,
     progress: &ProgressBar,
 ) -> std::io::Result<Vec<Reject>> {
     let mut rejects: Vec<Reject> = Vec::new();
@@ -212,35 +315,26 @@ fn read_files(
         let index = index as u32;
         let name = file.display().to_string();
         progress.set_message(name.clone());
-        spill.marker.files += 1;
-        spill.marker.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-        let mut seq = 0u32;
+        marker.files += 1;
+        marker.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
         if is_feed_file(file) && !is_warc_file(file) {
             match canopy_ingest::read_feed_file(file) {
-                Ok(items) => spill.push_feed(index, &mut seq, items)?,
+                Ok(items) => spill.push(Read::Feed(index, items))?,
                 Err(reject) => rejects.push(reject),
             }
             progress.inc(1);
             continue;
         }
         let mut spill_error = None;
-        let result = canopy_ingest::read_warc(file, options, &mut |event| {
+        let result = canopy_ingest::read_warc_split(file, options, &mut |item| {
             if spill_error.is_some() {
                 return;
             }
-            let pushed = match event {
-                Event::Page(page) => {
-                    let pos = InputPos { file: index, seq };
-                    seq += 1;
-                    spill.push(pos, Item::Page(page))
-                }
-                Event::Feed { items, .. } => spill.push_feed(index, &mut seq, items),
-                Event::Reject(r) => {
-                    rejects.push(r);
-                    Ok(())
-                }
+            let read = match item {
+                canopy_ingest::Item::Payload(payload) => Read::Payload(index, payload),
+                canopy_ingest::Item::Event(event) => Read::Event(index, event),
             };
-            if let Err(e) = pushed {
+            if let Err(e) = spill.push(read) {
                 spill_error = Some(e);
             }
         });
@@ -249,8 +343,8 @@ fn read_files(
         }
         match result {
             Ok(stats) => {
-                spill.marker.revisits += stats.revisits;
-                spill.marker.skipped += stats.skipped;
+                marker.revisits += stats.revisits;
+                marker.skipped += stats.skipped;
             }
             Err(e) => rejects.push(Reject {
                 source: SourceRef {

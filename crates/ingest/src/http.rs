@@ -247,21 +247,19 @@ pub(crate) fn looks_binary(content_type: Option<&str>, body: &[u8]) -> bool {
     binary_bytes(sample) * 50 > sample.len()
 }
 
-/// Control bytes that do not occur in text: below 0x20, except tab, line
-/// feed, form feed, carriage return and escape.
-const TEXT_CONTROLS: u32 = 1 << 0x09 | 1 << 0x0A | 1 << 0x0C | 1 << 0x0D | 1 << 0x1B;
-
-/// How many bytes of `sample` are such control bytes. Counted in runs of
-/// 255 bytes into a `u8`, so that the compiler vectorises the loop (the
-/// reading thread checks up to 64 KiB of every HTML payload; counting
-/// byte by byte into a `usize` was 1.5–2 % of a run's CPU).
+/// How many bytes of `sample` are control bytes that do not occur in
+/// text: below 0x20, except tab, line feed, form feed, carriage return and
+/// escape. Counted in runs of 255 bytes into a `u8` with plain comparisons,
+/// so that the compiler vectorises the loop (every HTML payload has up to
+/// 64 KiB checked; counting byte by byte into a `usize`, or testing a bit
+/// mask with a per-byte shift, cost 1–2 % of a run's CPU).
 fn binary_bytes(sample: &[u8]) -> usize {
     sample
         .chunks(255)
         .map(|chunk| {
             let n: u8 = chunk.iter().fold(0u8, |n, &b| {
-                let control = b < 0x20 && (TEXT_CONTROLS >> (b & 0x1F)) & 1 == 0;
-                n + u8::from(control)
+                let text = b == b'\t' || b == b'\n' || b == 0x0C || b == b'\r' || b == 0x1B;
+                n + u8::from(b < 0x20 && !text)
             });
             usize::from(n)
         })

@@ -13,7 +13,8 @@
 //!   Requests, metadata, warcinfo and non-HTML payloads are counted as
 //!   skipped in [`WarcStats`]; revisits are counted separately.
 //!   ARC v1 files (`.arc`, `.arc.gz`) are read through the same path, one
-//!   record at a time.
+//!   record at a time. [`read_warc_split`] is the same reader in two steps,
+//!   so that [`Payload::decode`] can run on other threads than the reading.
 //! - [`decode_html`] picks a body's charset (BOM, HTTP `charset=`, `<meta>`
 //!   prescan, chardetng detection), cross-checking declared charsets against
 //!   the bytes because they are often wrong.
@@ -38,7 +39,7 @@ pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
 pub use charset::decode_html;
 pub use feed::{parse_feed, read_feed_file};
 pub use url_norm::normalize_url;
-pub use warc::{read_warc, read_warc_bytes};
+pub use warc::{read_warc, read_warc_bytes, read_warc_split, Item, Payload};
 
 /// Limits applied while reading records.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,4 +96,28 @@ pub struct WarcStats {
     pub skipped: u64,
     /// Rejects emitted ([`Event::Reject`]).
     pub rejected: u64,
+}
+
+impl WarcStats {
+    /// Counts one event by its kind.
+    pub fn count(&mut self, event: &Event) {
+        match event {
+            Event::Page(_) => self.html += 1,
+            Event::Feed { .. } => self.feeds += 1,
+            Event::Reject(_) => self.rejected += 1,
+        }
+    }
+
+    /// The sum of two sets of counters.
+    pub fn plus(&self, other: &WarcStats) -> WarcStats {
+        WarcStats {
+            records: self.records + other.records,
+            responses: self.responses + other.responses,
+            html: self.html + other.html,
+            feeds: self.feeds + other.feeds,
+            revisits: self.revisits + other.revisits,
+            skipped: self.skipped + other.skipped,
+            rejected: self.rejected + other.rejected,
+        }
+    }
 }

@@ -33,14 +33,31 @@ pub fn read_warc(
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
 ) -> std::io::Result<WarcStats> {
+    let mut decoded = WarcStats::default();
+    let read = read_warc_split(path, opts, &mut |item| {
+        decode_inline(item, opts, &mut decoded, on_event);
+    })?;
+    Ok(read.plus(&decoded))
+}
+
+/// [`read_warc`] in two steps, so that a caller can decode payloads on
+/// other threads: `on_item` gets what reading alone decides (rejects, and
+/// the pages and feeds of ARC files) as [`Item::Event`] and every payload
+/// that may be a page or a feed as an undecoded [`Item::Payload`], in file
+/// order. The stats count what reading decided; [`Payload::decode`]
+/// decides the rest.
+pub fn read_warc_split(
+    path: &Path,
+    opts: &IngestOptions,
+    on_item: &mut dyn FnMut(Item),
+) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
-    let stats = WarcStats::default();
     if is_arc(path)? {
-        return crate::arc::read_arc(path, opts, on_event);
+        return crate::arc::read_arc(path, opts, &mut |event| on_item(Item::Event(event)));
     }
     let file = File::open(path)?;
     let reader = BufReader::with_capacity(1 << 20, file);
-    Ok(read_stream(reader, &file_name, opts, on_event, stats))
+    Ok(read_stream(reader, &file_name, opts, on_item))
 }
 
 /// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
@@ -53,13 +70,30 @@ pub fn read_warc_bytes(
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
 ) -> WarcStats {
-    read_stream(
-        std::io::Cursor::new(bytes),
-        name,
-        opts,
-        on_event,
-        WarcStats::default(),
-    )
+    let mut decoded = WarcStats::default();
+    let read = read_stream(std::io::Cursor::new(bytes), name, opts, &mut |item| {
+        decode_inline(item, opts, &mut decoded, on_event);
+    });
+    read.plus(&decoded)
+}
+
+/// Decodes a payload where it was read, counting its outcome.
+fn decode_inline(
+    item: Item,
+    opts: &IngestOptions,
+    stats: &mut WarcStats,
+    on_event: &mut dyn FnMut(Event),
+) {
+    match item {
+        Item::Event(event) => on_event(event),
+        Item::Payload(payload) => match payload.decode(opts) {
+            Some(event) => {
+                stats.count(&event);
+                on_event(event);
+            }
+            None => stats.skipped += 1,
+        },
+    }
 }
 
 /// Reads every record of a WARC stream.
@@ -67,9 +101,9 @@ fn read_stream(
     reader: impl IntoWarcReader,
     file_name: &str,
     opts: &IngestOptions,
-    on_event: &mut dyn FnMut(Event),
-    mut stats: WarcStats,
+    on_item: &mut dyn FnMut(Item),
 ) -> WarcStats {
+    let mut stats = WarcStats::default();
     let options = ArchiveIteratorOptions {
         stream_detect: true,
         parse_http: false,
@@ -88,21 +122,18 @@ fn read_stream(
             Ok(shared) => {
                 let mut record = shared.borrow_mut();
                 stats.records += 1;
-                let event = ctx.process(&mut record, &mut stats);
-                if let Some(event) = event {
-                    match &event {
-                        Event::Page(_) => stats.html += 1,
-                        Event::Feed { .. } => stats.feeds += 1,
-                        Event::Reject(_) => stats.rejected += 1,
+                if let Some(item) = ctx.process(&mut record, &mut stats) {
+                    if let Item::Event(event) = &item {
+                        stats.count(event);
                     }
-                    on_event(event);
+                    on_item(item);
                 }
             }
             Err(e) => {
                 // fastwarc cannot resynchronise after a broken record header
                 // or a corrupt compressed stream: report and stop.
                 stats.rejected += 1;
-                on_event(Event::Reject(Reject {
+                on_item(Item::Event(Event::Reject(Reject {
                     source: SourceRef {
                         file: file_name.to_string(),
                         offset: None,
@@ -111,7 +142,7 @@ fn read_stream(
                     url: None,
                     stage: "warc".to_string(),
                     reason: format!("stopped reading after {} records: {e}", stats.records),
-                }));
+                })));
                 break;
             }
         }
@@ -119,7 +150,7 @@ fn read_stream(
     if stats.records == 0 && stats.rejected == 0 {
         // Quirks mode skips junk looking for a WARC header: say so if none came.
         stats.rejected += 1;
-        on_event(Event::Reject(Reject {
+        on_item(Item::Event(Event::Reject(Reject {
             source: SourceRef {
                 file: file_name.to_string(),
                 offset: Some(0),
@@ -128,7 +159,7 @@ fn read_stream(
             url: None,
             stage: "warc".to_string(),
             reason: "no WARC records found (not a WARC file, or empty)".to_string(),
-        }));
+        })));
     }
     stats
 }
@@ -181,6 +212,7 @@ struct Ctx<'a> {
 }
 
 /// Identity of the record being processed, for events.
+#[derive(Debug)]
 struct RecordInfo {
     source: SourceRef,
     record_id: String,
@@ -190,6 +222,10 @@ struct RecordInfo {
 }
 
 impl RecordInfo {
+    fn reject_item(&self, stage: &str, reason: impl Into<String>) -> Item {
+        Item::Event(self.reject(stage, reason))
+    }
+
     fn reject(&self, stage: &str, reason: impl Into<String>) -> Event {
         Event::Reject(Reject {
             source: self.source.clone(),
@@ -203,7 +239,7 @@ impl RecordInfo {
 
 impl Ctx<'_> {
     /// Turns one record into at most one event, updating the counters.
-    fn process(&self, record: &mut WarcRecord, stats: &mut WarcStats) -> Option<Event> {
+    fn process(&self, record: &mut WarcRecord, stats: &mut WarcStats) -> Option<Item> {
         let info = RecordInfo {
             source: SourceRef {
                 file: self.file.to_string(),
@@ -233,13 +269,13 @@ impl Ctx<'_> {
             WarcRecordType::Response => {
                 stats.responses += 1;
                 if record.is_http() {
-                    self.process_http(record, &info, stats)
+                    self.process_http(record, info, stats)
                 } else {
                     let ct = record
                         .headers()
                         .get(WarcHeader::ContentType)
                         .map(|c| c.into_owned());
-                    self.process_payload(record, &info, ct.as_deref(), None, None, stats)
+                    self.read_payload(record, info, ct, None, None, stats)
                 }
             }
             WarcRecordType::Resource => {
@@ -254,7 +290,7 @@ impl Ctx<'_> {
                     )
                 });
                 if is_html {
-                    self.process_payload(record, &info, ct.as_deref(), None, None, stats)
+                    self.read_payload(record, info, ct, None, None, stats)
                 } else {
                     stats.skipped += 1;
                     None
@@ -275,11 +311,11 @@ impl Ctx<'_> {
     fn process_http(
         &self,
         record: &mut WarcRecord,
-        info: &RecordInfo,
+        info: RecordInfo,
         stats: &mut WarcStats,
-    ) -> Option<Event> {
+    ) -> Option<Item> {
         if let Err(e) = record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_LEN, true) {
-            return Some(info.reject("http", format!("cannot parse HTTP headers: {e}")));
+            return Some(info.reject_item("http", format!("cannot parse HTTP headers: {e}")));
         }
         let headers = record.http_headers();
         let status = headers.and_then(|h| h.status_code());
@@ -292,47 +328,48 @@ impl Ctx<'_> {
         let transfer = get("Transfer-Encoding");
         let coding = get("Content-Encoding");
         if status.is_none() {
-            return Some(info.reject("http", "missing or malformed HTTP status line"));
+            return Some(info.reject_item("http", "missing or malformed HTTP status line"));
         }
-        self.process_payload(
+        self.read_payload(
             record,
             info,
-            content_type.as_deref(),
+            content_type,
             status,
             Some((transfer, coding)),
             stats,
         )
     }
 
-    /// Reads, decodes and classifies a payload, producing a page, feed or reject.
-    fn process_payload(
+    /// Reads a payload that may be a page or a feed, leaving its decoding
+    /// to [`Payload::decode`].
+    fn read_payload(
         &self,
         record: &mut WarcRecord,
-        info: &RecordInfo,
-        content_type: Option<&str>,
+        info: RecordInfo,
+        content_type: Option<String>,
         status: Option<u16>,
         codings: Option<(Option<String>, Option<String>)>,
         stats: &mut WarcStats,
-    ) -> Option<Event> {
-        if !http::may_be_wanted(content_type) {
+    ) -> Option<Item> {
+        if !http::may_be_wanted(content_type.as_deref()) {
             stats.skipped += 1;
             return None;
         }
         let expected = record.content_length();
         let Some(reader) = record.reader_mut() else {
-            return Some(info.reject("warc", "record has no payload reader"));
+            return Some(info.reject_item("warc", "record has no payload reader"));
         };
         let cap = self.opts.max_decoded_bytes;
         let mut raw = Vec::new();
         let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
         if let Err(e) = reader.take(limit).read_to_end(&mut raw) {
-            return Some(info.reject("warc", format!("cannot read record payload: {e}")));
+            return Some(info.reject_item("warc", format!("cannot read record payload: {e}")));
         }
         if raw.len() > cap {
-            return Some(info.reject("warc", format!("record payload exceeds {cap} bytes")));
+            return Some(info.reject_item("warc", format!("record payload exceeds {cap} bytes")));
         }
         if (raw.len() as u64) < expected {
-            return Some(info.reject(
+            return Some(info.reject_item(
                 "warc",
                 format!(
                     "truncated record: expected {expected} payload bytes, found {}",
@@ -341,7 +378,64 @@ impl Ctx<'_> {
             ));
         }
         let (transfer, coding) = codings.unwrap_or_default();
-        let mut body = raw;
+        Some(Item::Payload(Payload {
+            info,
+            content_type,
+            status,
+            transfer,
+            coding,
+            body: raw,
+        }))
+    }
+}
+
+/// What reading a WARC file yields ([`read_warc_split`]).
+#[derive(Debug)]
+pub enum Item {
+    /// Decided while reading: a reject, or a page or feed of an ARC file.
+    Event(Event),
+    /// A payload still to decode.
+    Payload(Payload),
+}
+
+/// A response or resource payload as stored, with what decoding it needs:
+/// de-chunking, content decoding, classification and charset decoding are
+/// left to [`Payload::decode`], which can run on any thread.
+#[derive(Debug)]
+pub struct Payload {
+    info: RecordInfo,
+    content_type: Option<String>,
+    status: Option<u16>,
+    transfer: Option<String>,
+    coding: Option<String>,
+    body: Vec<u8>,
+}
+
+impl Payload {
+    /// The stored payload's size in bytes.
+    pub fn len(&self) -> usize {
+        self.body.len()
+    }
+
+    /// Whether the stored payload is empty.
+    pub fn is_empty(&self) -> bool {
+        self.body.is_empty()
+    }
+
+    /// Decodes the payload into a page, a feed or a reject; `None` when it
+    /// is skipped on purpose (not HTML nor a feed, or an empty body).
+    pub fn decode(self, opts: &IngestOptions) -> Option<Event> {
+        let Payload {
+            info,
+            content_type,
+            status,
+            transfer,
+            coding,
+            body,
+        } = self;
+        let content_type = content_type.as_deref();
+        let cap = opts.max_decoded_bytes;
+        let mut body = body;
         if transfer
             .as_deref()
             .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"))
@@ -373,7 +467,6 @@ impl Ctx<'_> {
         }
         let kind = http::classify(content_type, &body);
         if kind == PayloadKind::Other {
-            stats.skipped += 1;
             return None;
         }
         if let Some(code) = status {
@@ -383,16 +476,15 @@ impl Ctx<'_> {
         }
         if body.iter().all(|b| b.is_ascii_whitespace()) {
             // Typically a redirect without a body.
-            stats.skipped += 1;
             return None;
         }
-        if body.len() > self.opts.max_page_bytes {
+        if body.len() > opts.max_page_bytes {
             return Some(info.reject(
                 "http",
                 format!(
                     "decoded body of {} bytes exceeds max_page_bytes {}",
                     body.len(),
-                    self.opts.max_page_bytes
+                    opts.max_page_bytes
                 ),
             ));
         }
@@ -404,8 +496,8 @@ impl Ctx<'_> {
                     .map(|u| u.as_str()),
             ) {
                 Ok(items) => Some(Event::Feed {
-                    source: info.source.clone(),
-                    url: info.url.clone(),
+                    source: info.source,
+                    url: info.url,
                     items,
                 }),
                 Err(reason) => Some(info.reject("feed", reason)),
@@ -419,12 +511,12 @@ impl Ctx<'_> {
                 }
                 let (html, charset) = decode_html(&body, content_type);
                 Some(Event::Page(PageRecord {
-                    url: info.url.clone(),
-                    record_id: info.record_id.clone(),
-                    source: info.source.clone(),
+                    url: info.url,
+                    record_id: info.record_id,
+                    source: info.source,
                     status,
                     charset: charset.to_string(),
-                    date: info.date.clone(),
+                    date: info.date,
                     html,
                 }))
             }

@@ -4,7 +4,9 @@ mod common;
 
 use std::collections::HashMap;
 
-use canopy_ingest::{decode_html, read_warc, Event, IngestOptions, PageRecord, Reject};
+use canopy_ingest::{
+    decode_html, read_warc, read_warc_split, Event, IngestOptions, Item, PageRecord, Reject,
+};
 use common::{corpus_file, manifest, read_all};
 
 fn pages(events: &[Event]) -> Vec<&PageRecord> {
@@ -422,4 +424,78 @@ fn every_small_test_warc_is_read_without_error() {
         }
     }
     assert!(n >= 17, "found only {n} WARC files");
+}
+
+/// `read_warc_split` with the payloads decoded later, in reverse order (as
+/// a pool of threads may), gives `read_warc`'s events and counts, on every
+/// real WARC and ARC file of the edge-case corpus and on the dev corpora.
+#[test]
+fn split_reading_decodes_to_the_same_events() {
+    let opts = IngestOptions::default();
+    let mut files: Vec<String> = ["big9/big9.warc.gz", "dragnet/dragnet.warc.gz"]
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    for tool in ["jwarc", "pywb", "resiliparse", "warcio"] {
+        let dir = corpus_file(&format!("warc/{tool}"));
+        for entry in std::fs::read_dir(dir).expect("edge-case folder") {
+            let name = entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .to_string();
+            if name.contains(".warc") || name.contains(".arc") {
+                files.push(format!("warc/{tool}/{name}"));
+            }
+        }
+    }
+    assert!(files.len() >= 20, "edge-case corpus found: {files:?}");
+    let mut payloads_seen = 0;
+    for rel in &files {
+        let (events, stats) = read_all(rel);
+        let mut items = Vec::new();
+        let read = read_warc_split(&corpus_file(rel), &opts, &mut |item| items.push(item))
+            .expect("WARC opens");
+        let mut decoded: Vec<Option<Event>> = Vec::with_capacity(items.len());
+        let mut later = canopy_ingest::WarcStats::default();
+        for item in items.into_iter().rev() {
+            decoded.push(match item {
+                Item::Event(event) => Some(event),
+                Item::Payload(payload) => {
+                    payloads_seen += 1;
+                    let event = payload.decode(&opts);
+                    match &event {
+                        Some(event) => later.count(event),
+                        None => later.skipped += 1,
+                    }
+                    event
+                }
+            });
+        }
+        decoded.reverse();
+        let split: Vec<Event> = decoded.into_iter().flatten().collect();
+        assert_eq!(split, events, "{rel}: events");
+        let total = read.plus(&later);
+        assert_eq!(
+            (
+                total.records,
+                total.html,
+                total.feeds,
+                total.skipped,
+                total.rejected
+            ),
+            (
+                stats.records,
+                stats.html,
+                stats.feeds,
+                stats.skipped,
+                stats.rejected
+            ),
+            "{rel}: counts"
+        );
+    }
+    assert!(
+        payloads_seen > 900,
+        "payloads decoded apart: {payloads_seen}"
+    );
 }
