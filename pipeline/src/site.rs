@@ -254,7 +254,7 @@ pub fn process_site(
         return out;
     }
 
-    let signatures: Vec<Signature> = pages.iter().map(|p| Signature::of(&p.doc)).collect();
+    let signatures: Vec<Signature> = pages.par_iter().map(|p| Signature::of(&p.doc)).collect();
     let labels = group_templates(&signatures, settings.template_threshold);
     let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
     // One analyzer for the site: its per-language tantivy chains, stemmers
@@ -322,7 +322,7 @@ fn wrapper_texts(
     settings: &SiteSettings,
 ) -> Vec<String> {
     pages
-        .iter()
+        .par_iter()
         .map(|page| {
             let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
             clean_text(&page.doc, &nodes, residue, &settings.clean)
@@ -458,40 +458,38 @@ fn process_cluster(
     let chosen = choose_wrapper(c, &residue, settings, analyzer);
     let wrapper = chosen.wrapper;
 
-    let mut matched = 0;
-    let mut fallbacks = 0;
-    for (page, text) in pages.iter().zip(chosen.texts) {
-        // Checked between the steps of the page's extraction (wrapper, then
-        // fallback): the extraction methods themselves are not interrupted.
-        let deadline = settings.extraction_deadline(page);
-        let over_budget = || {
-            deadline
-                .expired()
-                .then(|| settings.budget_reject(page.record, "during extraction"))
-        };
-        if let Some(reject) = over_budget() {
-            out.rejects.push(reject);
-            continue;
-        }
-        let article = if text.is_empty() {
-            let article = page_level_article(
-                site,
-                cluster,
-                page,
-                &settings.fallback,
-                &titles,
-                site_docs,
-                &settings.clean,
-                settings.render,
-            );
-            if let Some(reject) = over_budget() {
-                out.rejects.push(reject);
-                continue;
+    // Each page's article, in parallel (a large site's pages would
+    // otherwise be extracted by one thread while the others wait).
+    let extracted: Vec<Result<(Article, bool), Reject>> = pages
+        .par_iter()
+        .zip(chosen.texts)
+        .map(|(page, text)| {
+            // Checked between the steps of the page's extraction (wrapper,
+            // then fallback): the extraction methods themselves are not
+            // interrupted.
+            let deadline = settings.extraction_deadline(page);
+            let over_budget = || {
+                if deadline.expired() {
+                    Err(settings.budget_reject(page.record, "during extraction"))
+                } else {
+                    Ok(())
+                }
+            };
+            over_budget()?;
+            if text.is_empty() {
+                let article = page_level_article(
+                    site,
+                    cluster,
+                    page,
+                    &settings.fallback,
+                    &titles,
+                    site_docs,
+                    &settings.clean,
+                    settings.render,
+                );
+                over_budget()?;
+                return Ok((article, false));
             }
-            fallbacks += 1;
-            article
-        } else {
-            matched += 1;
             let title = article_title(page, site, &titles);
             let mut article = Article {
                 url: page.record.url.clone(),
@@ -521,9 +519,23 @@ fn process_cluster(
                 &settings.clean,
                 render,
             );
-            article
-        };
-        out.articles.push(article);
+            Ok((article, true))
+        })
+        .collect();
+    let mut matched = 0;
+    let mut fallbacks = 0;
+    for page in extracted {
+        match page {
+            Ok((article, by_wrapper)) => {
+                if by_wrapper {
+                    matched += 1;
+                } else {
+                    fallbacks += 1;
+                }
+                out.articles.push(article);
+            }
+            Err(reject) => out.rejects.push(reject),
+        }
     }
     out.wrappers.extend(chosen.record);
     out.summary.push(SummaryRow {
