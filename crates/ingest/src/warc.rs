@@ -360,7 +360,10 @@ impl Ctx<'_> {
             return Some(info.reject_item("warc", "record has no payload reader"));
         };
         let cap = self.opts.max_decoded_bytes;
-        let mut raw = Vec::new();
+        // Sized from the record's length (an upper bound of the payload's),
+        // so that reading does not grow and copy the buffer.
+        let hint = usize::try_from(expected).unwrap_or(cap).min(cap);
+        let mut raw = Vec::with_capacity(hint);
         let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
         if let Err(e) = reader.take(limit).read_to_end(&mut raw) {
             return Some(info.reject_item("warc", format!("cannot read record payload: {e}")));
