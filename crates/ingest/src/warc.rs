@@ -27,7 +27,7 @@ pub(crate) const MAX_HEADER_LEN: usize = 64 << 10;
 /// saying why it stopped (for example a truncated gzip member). fastwarc's
 /// quirks mode is always on, so ClueWeb09 files (LF-only headers, odd dates)
 /// are read too. ARC files (plain or gzipped, recognised by their
-/// `filedesc://` start) are read by [`crate::arc`].
+/// `filedesc://` start) are read by `arc.rs`.
 pub fn read_warc(
     path: &Path,
     opts: &IngestOptions,
