@@ -46,30 +46,31 @@ pub fn encode(mut record: Record, compress: bool) -> io::Result<Vec<u8>> {
             "record over 2 GiB",
         ));
     }
+    // [hash][length (| STORED)][content], content = [header length][header][HTML];
+    // the content is LZ4-compressed in place when asked.
     let start = HASH_LEN + 4;
-    if !compress {
-        let mut frame = Vec::with_capacity(start + content_len);
-        frame.extend_from_slice(&[0; HASH_LEN]);
-        frame.extend_from_slice(&(content_len as u32 | STORED).to_le_bytes());
-        frame.extend_from_slice(&header_len.to_le_bytes());
-        frame.extend_from_slice(&header);
-        frame.extend_from_slice(payload.as_bytes());
-        let hash = crate::xxh64(&frame[HASH_LEN..]);
-        frame[..HASH_LEN].copy_from_slice(&hash.to_le_bytes());
-        return Ok(frame);
-    }
-    let mut content = Vec::with_capacity(content_len);
-    content.extend_from_slice(&header_len.to_le_bytes());
-    content.extend_from_slice(&header);
-    content.extend_from_slice(payload.as_bytes());
+    let mut frame = Vec::with_capacity(start + content_len);
+    frame.resize(start, 0);
+    frame.extend_from_slice(&header_len.to_le_bytes());
+    frame.extend_from_slice(&header);
+    frame.extend_from_slice(payload.as_bytes());
     drop(payload);
-    // The block API into our own buffer: lz4_flex's allocating helpers
-    // need its `alloc` feature, which would rebuild tantivy with it.
-    let mut frame = vec![0; start + lz4_flex::block::get_maximum_output_size(content.len())];
-    let n =
-        lz4_flex::block::compress_into(&content, &mut frame[start..]).map_err(io::Error::other)?;
-    frame.truncate(start + n);
-    frame[HASH_LEN..start].copy_from_slice(&(content.len() as u32).to_le_bytes());
+    let length = if compress {
+        let content = frame.split_off(start);
+        // The block API into our own buffer: lz4_flex's allocating helpers
+        // need its `alloc` feature, which would rebuild tantivy with it.
+        frame.resize(
+            start + lz4_flex::block::get_maximum_output_size(content.len()),
+            0,
+        );
+        let n = lz4_flex::block::compress_into(&content, &mut frame[start..])
+            .map_err(io::Error::other)?;
+        frame.truncate(start + n);
+        content_len as u32
+    } else {
+        content_len as u32 | STORED
+    };
+    frame[HASH_LEN..start].copy_from_slice(&length.to_le_bytes());
     let hash = crate::xxh64(&frame[HASH_LEN..]);
     frame[..HASH_LEN].copy_from_slice(&hash.to_le_bytes());
     Ok(frame)
