@@ -50,7 +50,10 @@ fn inner_text_separates_blocks_and_joins_inline() {
 #[test]
 fn white_space_between_inline_elements_separates_their_words() {
     let doc = parse("<body><p><a>real estate agent</a> <a>Gary Gold</a>.</p>\n<p>x</p> </body>");
-    assert_eq!(doc.inner_text(doc.body()), "real estate agent Gary Gold.\nx");
+    assert_eq!(
+        doc.inner_text(doc.body()),
+        "real estate agent Gary Gold.\nx"
+    );
 }
 
 /// On a real page: two links separated by a space in the source (zillow's
@@ -71,7 +74,10 @@ fn real_pages_keep_the_space_between_inline_elements() {
         let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
         let doc = parse(&String::from_utf8_lossy(&bytes));
         let text = doc.inner_text(doc.body());
-        assert!(text.contains(want), "dragnet-{id}: {want:?} not in the text");
+        assert!(
+            text.contains(want),
+            "dragnet-{id}: {want:?} not in the text"
+        );
     }
 }
 
