@@ -157,6 +157,29 @@ fn id_and_class_filters_drop_subtrees() {
     assert_eq!(parse(html).inner_text(parse(html).body()), "text\nc\nx");
 }
 
+/// An author's bio box (cnet's `editorBio`: "Josh Lowensohn joined CNET in
+/// 2006 and covers everything Apple…") goes with the `bio` name of the
+/// default drop list; the gold has the byline, not the bio.
+#[test]
+fn real_page_drops_the_author_bio_box() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora/dragnet/html/dragnet-00015.html"
+    );
+    let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
+    let html = String::from_utf8_lossy(&bytes);
+    let bio = "joined CNET in 2006";
+    assert!(parse(&html).inner_text(parse(&html).body()).contains(bio));
+    let options = DomOptions {
+        drop_id_class: vec!["bio".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(&html, &options);
+    let text = doc.inner_text(doc.body());
+    assert!(!text.contains(bio), "the bio box must go");
+    assert!(text.contains("earnings"), "the story stays");
+}
+
 #[test]
 fn a_class_token_naming_the_posts_topic_drops_nothing() {
     // WordPress tags the article's container with its taxonomy: a post
