@@ -85,6 +85,8 @@ pub struct ExtractConfig {
     pub paragraph_link_density: f64,
     pub media_text: Vec<String>,
     pub title_lead: usize,
+    pub notices: bool,
+    pub forms: bool,
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

@@ -128,6 +128,8 @@ impl SiteSettings {
                     .map(|s| s.to_lowercase())
                     .collect(),
                 title_lead: config.extract.title_lead,
+                notices: config.extract.notices,
+                forms: config.extract.forms,
             },
             reuse: None,
             page_budget: Some(Duration::from_millis(config.run.page_budget_ms))
@@ -232,6 +234,8 @@ pub fn process_site(
                     paragraph_link_density: f64::INFINITY,
                     media_text: Vec::new(),
                     title_lead: 0,
+                    notices: false,
+                    forms: false,
                 },
                 settings.render,
             );

@@ -48,6 +48,40 @@ fn inner_text_separates_blocks_and_joins_inline() {
 }
 
 #[test]
+fn white_space_between_inline_elements_separates_their_words() {
+    let doc = parse("<body><p><a>real estate agent</a> <a>Gary Gold</a>.</p>\n<p>x</p> </body>");
+    assert_eq!(
+        doc.inner_text(doc.body()),
+        "real estate agent Gary Gold.\nx"
+    );
+}
+
+/// On a real page: two links separated by a space in the source (zillow's
+/// "Los Angeles real estate agent</a> <a>Gary Gold"), and a byline whose
+/// parts sit in sibling spans separated by line breaks (poynter's
+/// "by Andrew Beaujon Published Nov. 7, 2012"). Without the separating
+/// white space the words ran together ("agentGary", "BeaujonPublishedNov.").
+#[test]
+fn real_pages_keep_the_space_between_inline_elements() {
+    for (id, want) in [
+        ("00281", "real estate agent Gary Gold."),
+        ("00444", "by Andrew Beaujon Published Nov. 7, 2012 9:08 am"),
+    ] {
+        let path = format!(
+            "{}/../../../shared/corpora/dragnet/html/dragnet-{id}.html",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
+        let doc = parse(&String::from_utf8_lossy(&bytes));
+        let text = doc.inner_text(doc.body());
+        assert!(
+            text.contains(want),
+            "dragnet-{id}: {want:?} not in the text"
+        );
+    }
+}
+
+#[test]
 fn depth_is_capped_by_flattening() {
     let html = "<div>".repeat(2000) + "deep";
     let doc = Document::parse(
@@ -121,6 +155,29 @@ fn id_and_class_filters_drop_subtrees() {
     let doc = Document::parse(html, &options);
     assert_eq!(doc.inner_text(doc.body()), "text");
     assert_eq!(parse(html).inner_text(parse(html).body()), "text\nc\nx");
+}
+
+/// An author's bio box (cnet's `editorBio`: "Josh Lowensohn joined CNET in
+/// 2006 and covers everything Apple…") goes with the `bio` name of the
+/// default drop list; the gold has the byline, not the bio.
+#[test]
+fn real_page_drops_the_author_bio_box() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpora/dragnet/html/dragnet-00015.html"
+    );
+    let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
+    let html = String::from_utf8_lossy(&bytes);
+    let bio = "joined CNET in 2006";
+    assert!(parse(&html).inner_text(parse(&html).body()).contains(bio));
+    let options = DomOptions {
+        drop_id_class: vec!["bio".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(&html, &options);
+    let text = doc.inner_text(doc.body());
+    assert!(!text.contains(bio), "the bio box must go");
+    assert!(text.contains("earnings"), "the story stays");
 }
 
 #[test]

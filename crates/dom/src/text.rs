@@ -143,7 +143,10 @@ pub(crate) fn inner_text(doc: &Document, id: NodeId, keep: &dyn Fn(NodeId) -> bo
                     out.push_str(word);
                     first = false;
                 }
-                if t.ends_with(char::is_whitespace) && !first && !out.ends_with(' ') {
+                // A text that is only white space still separates the
+                // inline elements around it (`<a>agent</a> <a>Gary</a>`).
+                let at_line_start = out.is_empty() || out.ends_with('\n');
+                if t.ends_with(char::is_whitespace) && !at_line_start && !out.ends_with(' ') {
                     out.push(' ');
                 }
             }

@@ -57,6 +57,14 @@ pub struct CleanOptions {
     /// or a comment count above the headline); 0 keeps them. Applied where
     /// the title line is put, by the pipeline.
     pub title_lead: usize,
+    /// Drop a page's notice: an element of at most 300 characters whose text
+    /// opens with a copyright sign or "Copyright" and a year or sign
+    /// ("© 2012 CBS Interactive Inc. All Rights Reserved…").
+    pub notices: bool,
+    /// Drop forms (`<form>`: a newsletter sign-up, a price-quote request)
+    /// unless they hold half of the selection's text (a page whose whole
+    /// layout sits in one form).
+    pub forms: bool,
 }
 
 impl Default for CleanOptions {
@@ -67,6 +75,8 @@ impl Default for CleanOptions {
             paragraph_link_density: 0.8,
             media_text: vec!["caption".to_string(), "twitter-tweet".to_string()],
             title_lead: 150,
+            notices: true,
+            forms: true,
         }
     }
 }
@@ -168,6 +178,30 @@ fn is_media_text(doc: &Document, n: NodeId, names: &[String]) -> bool {
         })
 }
 
+/// Whether a text opens a copyright notice: "©", "(c) 2012", "Copyright
+/// 2012", "Copyright ©" (not a sentence that opens with the word).
+fn opens_notice(text: &str) -> bool {
+    let t = text.trim_start();
+    if t.starts_with('\u{a9}') {
+        return true;
+    }
+    let lower = t.to_lowercase();
+    let after = if let Some(rest) = lower.strip_prefix("copyright") {
+        rest.trim_start()
+    } else if let Some(rest) = lower.strip_prefix("(c)") {
+        rest.trim_start()
+    } else {
+        return false;
+    };
+    after.starts_with('\u{a9}')
+        || after.starts_with("(c)")
+        || after.chars().take(4).filter(char::is_ascii_digit).count() == 4
+}
+
+/// Longest notice block, in characters: a longer block that opens with
+/// one is more than a notice.
+const NOTICE_CHARS: u32 = 300;
+
 fn is_list_block(tag: &str) -> bool {
     matches!(
         tag,
@@ -201,6 +235,8 @@ pub struct Kept<'a> {
     /// Whether a node's first text (in document order) is residue: the
     /// template's label of a box ("Also in Lifestyle", "Most popular").
     labelled_by_residue: Vec<bool>,
+    /// Whether a node is a notice block ([`CleanOptions::notices`]).
+    notice: Vec<bool>,
     /// The selection the kept nodes are read from.
     roots: Vec<NodeId>,
     /// Whether the media text of each root is dropped: it holds less than
@@ -260,12 +296,22 @@ impl<'a> Kept<'a> {
                 2 * media_chars < counts.chars(root)
             })
             .collect();
+        let notice = (0..doc.len())
+            .map(|n| {
+                options.notices
+                    && doc.element(n).is_some()
+                    && counts.chars(n) <= NOTICE_CHARS
+                    && next_text[n] < doc.node(n).end
+                    && doc.text(next_text[n]).is_some_and(opens_notice)
+            })
+            .collect();
         Kept {
             doc,
             options: options.clone(),
             counts,
             residue_chars,
             labelled_by_residue,
+            notice,
             roots: roots.to_vec(),
             drop_media_text,
         }
@@ -349,6 +395,12 @@ impl<'a> Kept<'a> {
                 .iter()
                 .position(|&r| doc.contains(r, n))
                 .is_some_and(|i| self.drop_media_text[i]),
+            None if self.notice[n] && !self.roots.contains(&n) => false,
+            None if self.options.forms && doc.tag(n) == "form" => self
+                .roots
+                .iter()
+                .find(|&&r| doc.contains(r, n))
+                .is_some_and(|&r| 2 * self.counts.chars(n) >= self.counts.chars(r)),
             None => {
                 let limit = match doc.tag(n) {
                     "p" => self.options.paragraph_link_density,
@@ -440,6 +492,8 @@ mod tests {
             paragraph_link_density: 1.1,
             media_text: Vec::new(),
             title_lead: 0,
+            notices: false,
+            forms: false,
         }
     }
 
@@ -654,6 +708,8 @@ mod tests {
             paragraph_link_density: 1.1,
             media_text: Vec::new(),
             title_lead: 0,
+            notices: false,
+            forms: false,
         };
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &off),

@@ -1,0 +1,91 @@
+//! The selection-cleaning rules on real corpus pages: each test shows the
+//! rule removing what the gold leaves out, and its off switch keeping it.
+
+mod common;
+
+use canopy_extract::{clean_text, CleanOptions, Residue};
+use common::page;
+
+/// A selection of a page cleaned with the default options, and with one
+/// rule switched off by `off`. The selection is the lowest element holding
+/// both the text `story` (the article's) and `other` (what the rule is
+/// about): the article's container.
+fn cleaned(
+    corpus: &str,
+    id: &str,
+    story: &str,
+    other: &str,
+    off: fn(&mut CleanOptions),
+) -> (String, String, String) {
+    let (doc, gold) = page(corpus, id);
+    let find = |s: &str| {
+        (0..doc.len())
+            .find(|&n| doc.text(n).is_some_and(|t| t.contains(s)))
+            .unwrap_or_else(|| panic!("{s:?} is on the page"))
+    };
+    let (a, b) = (find(story), find(other));
+    let mut root = a;
+    while !doc.contains(root, b) {
+        root = doc.node(root).parent.expect("a common ancestor");
+    }
+    let residue = Residue::default();
+    let on = CleanOptions::default();
+    let mut without = on.clone();
+    off(&mut without);
+    (
+        clean_text(&doc, &[root], &residue, &on),
+        clean_text(&doc, &[root], &residue, &without),
+        gold,
+    )
+}
+
+/// cbsnews: "© 2012 CBS Interactive Inc. All Rights Reserved. This material
+/// may not be published…" closes the story in a `<span>`; the gold ends
+/// before it.
+#[test]
+fn a_copyright_notice_goes() {
+    let notice = "All Rights Reserved. This material may not be published";
+    let (on, off, gold) = cleaned(
+        "dragnet",
+        "dragnet-00114",
+        "bio-medical waste",
+        notice,
+        |o| o.notices = false,
+    );
+    assert!(!gold.contains(notice));
+    assert!(!on.contains(notice), "the notice must go");
+    assert!(off.contains(notice), "without the rule the notice stays");
+    assert!(on.contains("bio-medical waste"), "the story stays");
+}
+
+/// thecarconnection: the e-mail sign-up form ("We'll send you an email
+/// whenever there's new information…") and the price-quote request form
+/// sit among the review's blocks; the gold has neither.
+#[test]
+fn a_form_goes() {
+    let form = "We'll send you an email whenever there's new information";
+    let (on, off, gold) = cleaned("dragnet", "dragnet-00430", "AcuraLink", form, |o| {
+        o.forms = false
+    });
+    assert!(!gold.contains(form));
+    assert!(!on.contains(form), "the form must go");
+    assert!(off.contains(form), "without the rule the form stays");
+    assert!(on.contains("next-generation AcuraLink Communication system"));
+}
+
+/// A page laid out inside one form (old ASP.NET pages): the form holds the
+/// selection's text and stays.
+#[test]
+fn a_form_holding_the_selection_stays() {
+    use canopy_dom::{Document, DomOptions};
+    let html = "<body><form><p>The whole story sits in the page's form.</p>\
+                <div><label>Name</label><input></div></form></body>";
+    let doc = Document::parse(html, &DomOptions::default());
+    let text = clean_text(
+        &doc,
+        &[doc.body()],
+        &Residue::default(),
+        &CleanOptions::default(),
+    );
+    assert_eq!(text, "The whole story sits in the page's form.\nName");
+}
