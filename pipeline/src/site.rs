@@ -228,15 +228,7 @@ pub fn process_site(
                 &[method],
                 &[],
                 &site_docs,
-                &CleanOptions {
-                    residue: false,
-                    link_density: f64::INFINITY,
-                    paragraph_link_density: f64::INFINITY,
-                    media_text: Vec::new(),
-                    title_lead: 0,
-                    notices: false,
-                    forms: false,
-                },
+                &CleanOptions::none(),
                 settings.render,
             );
             if deadline.expired() {

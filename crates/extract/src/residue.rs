@@ -81,6 +81,22 @@ impl Default for CleanOptions {
     }
 }
 
+impl CleanOptions {
+    /// Every rule off: the selection's text as it is (page-level methods,
+    /// and comparing whole selections).
+    pub fn none() -> Self {
+        CleanOptions {
+            residue: false,
+            link_density: f64::INFINITY,
+            paragraph_link_density: f64::INFINITY,
+            media_text: Vec::new(),
+            title_lead: 0,
+            notices: false,
+            forms: false,
+        }
+    }
+}
+
 /// The texts that recur across a cluster's pages.
 #[derive(Debug, Clone, Default)]
 pub struct Residue {
@@ -185,10 +201,11 @@ fn opens_notice(text: &str) -> bool {
     if t.starts_with('\u{a9}') {
         return true;
     }
-    let lower = t.to_lowercase();
-    let after = if let Some(rest) = lower.strip_prefix("copyright") {
+    // "copyright" and a year or sign fit in the first 24 characters.
+    let head: String = t.chars().take(24).flat_map(char::to_lowercase).collect();
+    let after = if let Some(rest) = head.strip_prefix("copyright") {
         rest.trim_start()
-    } else if let Some(rest) = lower.strip_prefix("(c)") {
+    } else if let Some(rest) = head.strip_prefix("(c)") {
         rest.trim_start()
     } else {
         return false;
@@ -483,17 +500,11 @@ mod tests {
         (0..doc.len()).find(|&n| doc.tag(n) == tag).unwrap()
     }
 
-    /// Template residue only: the link-density rules, media text and the
-    /// title's lead off.
+    /// Template residue only: every other rule off.
     fn residue_only() -> CleanOptions {
         CleanOptions {
             residue: true,
-            link_density: 1.1,
-            paragraph_link_density: 1.1,
-            media_text: Vec::new(),
-            title_lead: 0,
-            notices: false,
-            forms: false,
+            ..CleanOptions::none()
         }
     }
 
@@ -702,15 +713,7 @@ mod tests {
             "Second story, a link inside prose."
         );
         // Off switches.
-        let off = CleanOptions {
-            residue: false,
-            link_density: 1.1,
-            paragraph_link_density: 1.1,
-            media_text: Vec::new(),
-            title_lead: 0,
-            notices: false,
-            forms: false,
-        };
+        let off = CleanOptions::none();
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &off),
             "First story text here.\nShare this\nOther\nMore"
