@@ -456,7 +456,7 @@ fn process_cluster(
 
     // Each page's article, in parallel (a large site's pages would
     // otherwise be extracted by one thread while the others wait).
-    let extracted: Vec<Result<(Article, bool), Reject>> = pages
+    let extracted: Vec<Result<(Article, bool), Box<Reject>>> = pages
         .par_iter()
         .zip(chosen.texts)
         .map(|(page, text)| {
@@ -466,7 +466,9 @@ fn process_cluster(
             let deadline = settings.extraction_deadline(page);
             let over_budget = || {
                 if deadline.expired() {
-                    Err(settings.budget_reject(page.record, "during extraction"))
+                    Err(Box::new(
+                        settings.budget_reject(page.record, "during extraction"),
+                    ))
                 } else {
                     Ok(())
                 }
@@ -530,7 +532,7 @@ fn process_cluster(
                 }
                 out.articles.push(article);
             }
-            Err(reject) => out.rejects.push(reject),
+            Err(reject) => out.rejects.push(*reject),
         }
     }
     out.wrappers.extend(chosen.record);
