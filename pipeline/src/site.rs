@@ -2,7 +2,8 @@
 //! a wrapper per template, extract every page's article.
 //!
 //! Sites are independent, so `run` hands them to rayon; inside a site,
-//! pages are parsed in parallel and the rest runs in the site's task.
+//! pages are parsed and extracted in parallel, and the template grouping and
+//! each cluster's learning run in the site's task.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
