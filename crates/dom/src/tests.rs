@@ -4,6 +4,17 @@ fn parse(html: &str) -> Document {
     Document::parse(html, &DomOptions::default())
 }
 
+/// The HTML of a dragnet corpus page (`../shared/corpora`, beside the
+/// repository), decoded as the tests need it.
+fn dragnet_html(id: &str) -> String {
+    let path = format!(
+        "{}/../../../shared/corpora/dragnet/html/dragnet-{id}.html",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 #[test]
 fn depth_first_order_and_dfs_numbers() {
     let doc = parse(
@@ -67,12 +78,7 @@ fn real_pages_keep_the_space_between_inline_elements() {
         ("00281", "real estate agent Gary Gold."),
         ("00444", "by Andrew Beaujon Published Nov. 7, 2012 9:08 am"),
     ] {
-        let path = format!(
-            "{}/../../../shared/corpora/dragnet/html/dragnet-{id}.html",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
-        let doc = parse(&String::from_utf8_lossy(&bytes));
+        let doc = parse(&dragnet_html(id));
         let text = doc.inner_text(doc.body());
         assert!(
             text.contains(want),
@@ -121,13 +127,7 @@ fn lang_and_meta() {
 
 #[test]
 fn real_page_parses_with_title_and_body_text() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora/dragnet/html/dragnet-00001.html"
-    );
-    let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
-    let html = String::from_utf8_lossy(&bytes);
-    let doc = parse(&html);
+    let doc = parse(&dragnet_html("00001"));
     assert!(
         doc.title().to_lowercase().contains("earhart"),
         "{}",
@@ -162,14 +162,10 @@ fn id_and_class_filters_drop_subtrees() {
 /// default drop list; the gold has the byline, not the bio.
 #[test]
 fn real_page_drops_the_author_bio_box() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpora/dragnet/html/dragnet-00015.html"
-    );
-    let bytes = std::fs::read(path).expect("the shared corpora must sit beside the repository");
-    let html = String::from_utf8_lossy(&bytes);
+    let html = dragnet_html("00015");
     let bio = "joined CNET in 2006";
-    assert!(parse(&html).inner_text(parse(&html).body()).contains(bio));
+    let plain = parse(&html);
+    assert!(plain.inner_text(plain.body()).contains(bio));
     let options = DomOptions {
         drop_id_class: vec!["bio".into()],
         ..Default::default()

@@ -400,30 +400,44 @@ fn page_size_limit_rejects_large_pages() {
 
 #[test]
 fn every_small_test_warc_is_read_without_error() {
-    let dir = corpus_file("warc");
-    let mut n = 0;
-    for sub in std::fs::read_dir(&dir).unwrap() {
-        let sub = sub.unwrap().path();
+    let files = edge_case_warcs();
+    for rel in &files {
+        let mut events = Vec::new();
+        let stats = read_warc(&corpus_file(rel), &IngestOptions::default(), &mut |e| {
+            events.push(e)
+        })
+        .unwrap();
+        assert_eq!(stats.rejected as usize, rejects(&events).len(), "{rel}");
+        assert!(
+            stats.records > 0 || stats.rejected > 0,
+            "{rel}: nothing read and nothing rejected"
+        );
+    }
+    assert!(files.len() >= 17, "found only {} WARC files", files.len());
+}
+
+/// The WARC and ARC files of the edge-case corpus (`warc/<tool>/`, plain
+/// or gzipped), relative to the corpora folder, sorted.
+fn edge_case_warcs() -> Vec<String> {
+    let mut files = Vec::new();
+    for sub in std::fs::read_dir(corpus_file("warc")).expect("edge-case folder") {
+        let sub = sub.expect("entry").path();
         if !sub.is_dir() {
             continue;
         }
-        for f in std::fs::read_dir(&sub).unwrap() {
-            let f = f.unwrap().path();
-            let name = f.to_string_lossy().to_string();
-            if !(name.ends_with(".warc") || name.ends_with(".gz")) {
-                continue;
+        let tool = sub.file_name().unwrap().to_string_lossy().to_string();
+        for f in std::fs::read_dir(&sub).expect("tool folder") {
+            let name = f.expect("entry").file_name().to_string_lossy().to_string();
+            if [".warc", ".warc.gz", ".arc", ".arc.gz"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
+            {
+                files.push(format!("warc/{tool}/{name}"));
             }
-            n += 1;
-            let mut events = Vec::new();
-            let stats = read_warc(&f, &IngestOptions::default(), &mut |e| events.push(e)).unwrap();
-            assert_eq!(stats.rejected as usize, rejects(&events).len(), "{name}");
-            assert!(
-                stats.records > 0 || stats.rejected > 0,
-                "{name}: nothing read and nothing rejected"
-            );
         }
     }
-    assert!(n >= 17, "found only {n} WARC files");
+    files.sort();
+    files
 }
 
 /// `read_warc_split` with the payloads decoded later, in reverse order (as
@@ -432,23 +446,8 @@ fn every_small_test_warc_is_read_without_error() {
 #[test]
 fn split_reading_decodes_to_the_same_events() {
     let opts = IngestOptions::default();
-    let mut files: Vec<String> = ["big9/big9.warc.gz", "dragnet/dragnet.warc.gz"]
-        .iter()
-        .map(|f| f.to_string())
-        .collect();
-    for tool in ["jwarc", "pywb", "resiliparse", "warcio"] {
-        let dir = corpus_file(&format!("warc/{tool}"));
-        for entry in std::fs::read_dir(dir).expect("edge-case folder") {
-            let name = entry
-                .expect("entry")
-                .file_name()
-                .to_string_lossy()
-                .to_string();
-            if name.contains(".warc") || name.contains(".arc") {
-                files.push(format!("warc/{tool}/{name}"));
-            }
-        }
-    }
+    let mut files = edge_case_warcs();
+    files.extend(["big9/big9.warc.gz".into(), "dragnet/dragnet.warc.gz".into()]);
     assert!(files.len() >= 20, "edge-case corpus found: {files:?}");
     let mut payloads_seen = 0;
     for rel in &files {
