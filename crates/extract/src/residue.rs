@@ -394,6 +394,11 @@ impl<'a> Kept<'a> {
         before.is_none_or(separates) && after.is_none_or(separates)
     }
 
+    /// The index in the selection of the root that holds `n`.
+    fn root_of(&self, n: NodeId) -> Option<usize> {
+        self.roots.iter().position(|&r| self.doc.contains(r, n))
+    }
+
     /// Whether node `n` is kept (its ancestors are tested separately: a
     /// node under a dropped one is dropped with it).
     pub fn keeps(&self, n: NodeId) -> bool {
@@ -407,17 +412,13 @@ impl<'a> Kept<'a> {
                 self.residue_chars[block] < self.counts.chars(block) && !self.on_own_line(n, block)
             }
             Some(_) => true,
-            None if is_media_text(doc, n, &self.options.media_text) => !self
-                .roots
-                .iter()
-                .position(|&r| doc.contains(r, n))
-                .is_some_and(|i| self.drop_media_text[i]),
+            None if is_media_text(doc, n, &self.options.media_text) => {
+                !self.root_of(n).is_some_and(|i| self.drop_media_text[i])
+            }
             None if self.notice[n] && !self.roots.contains(&n) => false,
             None if self.options.forms && doc.tag(n) == "form" => self
-                .roots
-                .iter()
-                .find(|&&r| doc.contains(r, n))
-                .is_some_and(|&r| 2 * self.counts.chars(n) >= self.counts.chars(r)),
+                .root_of(n)
+                .is_some_and(|i| 2 * self.counts.chars(n) >= self.counts.chars(self.roots[i])),
             None => {
                 let limit = match doc.tag(n) {
                     "p" => self.options.paragraph_link_density,
@@ -436,13 +437,10 @@ impl<'a> Kept<'a> {
                 let labelled_box = is_list_block(doc.tag(n))
                     && self.labelled_by_residue[n]
                     && share(links, chars) >= limit / 2.0
-                    && self
-                        .roots
-                        .iter()
-                        .find(|&&r| doc.contains(r, n))
-                        .is_some_and(|&r| {
-                            share(self.counts.prose_chars(n), self.counts.prose_chars(r)) < 0.5
-                        });
+                    && self.root_of(n).is_some_and(|i| {
+                        let root = self.roots[i];
+                        share(self.counts.prose_chars(n), self.counts.prose_chars(root)) < 0.5
+                    });
                 // A line of template words around links ("Posted in: <News> |
                 // <3> comments", "Tags: <a>, <b>"): all its text outside
                 // links recurs across the cluster.
