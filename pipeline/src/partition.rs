@@ -102,6 +102,7 @@ impl Spill {
 /// gzip), then numbers the records in input order, counts them and spills
 /// them. Numbering after decoding keeps the bucket files independent of the
 /// thread count.
+#[derive(Default)]
 struct Sequencer {
     /// The file being numbered and its next position.
     file: u32,
@@ -232,14 +233,7 @@ pub fn partition(
     };
     let (read, written) = std::thread::scope(|scope| {
         let writing = scope.spawn(|| -> std::io::Result<Sequencer> {
-            let mut sequencer = Sequencer {
-                file: 0,
-                seq: 0,
-                pages: 0,
-                feed_items: 0,
-                skipped: 0,
-                rejects: Vec::new(),
-            };
+            let mut sequencer = Sequencer::default();
             for batch in batches {
                 writer.write_batch(sequencer.records(batch, &options))?;
             }
