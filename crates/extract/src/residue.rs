@@ -201,6 +201,11 @@ fn opens_notice(text: &str) -> bool {
     if t.starts_with('\u{a9}') {
         return true;
     }
+    // Every element's first text is asked: most open with neither word,
+    // and that is known before lowercasing (which allocates).
+    if !matches!(t.as_bytes().first(), Some(b'c' | b'C' | b'(')) {
+        return false;
+    }
     // "copyright" and a year or sign fit in the first 24 characters.
     let head: String = t.chars().take(24).flat_map(char::to_lowercase).collect();
     let after = if let Some(rest) = head.strip_prefix("copyright") {
