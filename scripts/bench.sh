@@ -25,8 +25,8 @@
 #   PEER_REPS=3       repetitions of trafilatura (slow)
 #   CORPORA="DIR..."  corpus folders (default: big9 and dragnet under ../shared/corpora)
 #   BENCH_OUT=DIR     where raw results go (default /tmp/canopy-bench); results.tsv, table.md
-#   NO_BUILD=1        skip `cargo build --release -p canopy`
-#   CANOPY=PATH       binary to benchmark (default target/release/canopy, copied first so
+#   NO_BUILD=1        skip `cargo build --profile dist -p canopy`
+#   CANOPY=PATH       binary to benchmark (default target/dist/canopy, copied first so
 #                     that a concurrent rebuild cannot change it mid-run)
 #   SKIP_TRAFILATURA=1 / SKIP_RESILIPARSE=1
 set -euo pipefail
@@ -55,10 +55,10 @@ NCPU="$(nproc)"
 [ "$NCPU" -ge 2 ] || echo "bench.sh: warning: only $NCPU CPU; the 2-thread run shares one core" >&2
 
 if [ -z "${NO_BUILD:-}" ] && [ -z "${CANOPY:-}" ]; then
-    cargo build --release -p canopy >&2
+    cargo build --profile dist -p canopy >&2
 fi
 mkdir -p "$BENCH_OUT"
-cp "${CANOPY:-$ROOT/target/release/canopy}" "$BENCH_OUT/canopy"
+cp "${CANOPY:-$ROOT/target/dist/canopy}" "$BENCH_OUT/canopy"
 BIN="$BENCH_OUT/canopy"
 
 for c in $CORPORA; do

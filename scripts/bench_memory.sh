@@ -10,8 +10,8 @@
 #   BENCH_DIR=DIR   where inputs and outputs go (default /tmp/canopy-memory;
 #                   inputs are made once and reused)
 #   THREADS=N       --threads for canopy (default 2)
-#   NO_BUILD=1      skip `cargo build --release -p canopy`
-#   CANOPY=PATH     binary (default target/release/canopy, copied first)
+#   NO_BUILD=1      skip `cargo build --profile dist -p canopy`
+#   CANOPY=PATH     binary (default target/dist/canopy, copied first)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,10 +20,10 @@ THREADS="${THREADS:-2}"
 mkdir -p "$BENCH_DIR"
 
 if [[ -z "${NO_BUILD:-}" && -z "${CANOPY:-}" ]]; then
-  (cd "$ROOT" && cargo build --release -p canopy)
+  (cd "$ROOT" && cargo build --profile dist -p canopy)
 fi
 BIN="$BENCH_DIR/canopy"
-cp "${CANOPY:-$ROOT/target/release/canopy}" "$BIN"
+cp "${CANOPY:-$ROOT/target/dist/canopy}" "$BIN"
 
 for spec in small:200 big:2150; do
   name="${spec%%:*}" mb="${spec#*:}"
