@@ -240,7 +240,11 @@ fn link_host(href: &str) -> Option<String> {
         return None;
     }
     let host = url.host_str()?.to_ascii_lowercase();
-    Some(host.strip_prefix("www.").map(str::to_string).unwrap_or(host))
+    Some(
+        host.strip_prefix("www.")
+            .map(str::to_string)
+            .unwrap_or(host),
+    )
 }
 
 /// The page's own host as its links show it: the host most of its absolute

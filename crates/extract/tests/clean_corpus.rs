@@ -89,3 +89,42 @@ fn a_form_holding_the_selection_stays() {
     );
     assert_eq!(text, "The whole story sits in the page's form.\nName");
 }
+
+/// tweetrightbrain: a quoted post closes with "via <fubiz.net>", the source
+/// it comes from, which the gold keeps. Three quarters of the line is link
+/// text, so the link-density rule would drop it as a link list.
+#[test]
+fn an_attribution_stays() {
+    let (on, off, gold) = cleaned(
+        "dragnet",
+        "dragnet-00003",
+        "Repurposing food as art",
+        "fubiz.net",
+        |o| o.attributions = false,
+    );
+    assert!(gold.contains("via fubiz.net"));
+    assert!(on.contains("via fubiz.net"), "the attribution must stay");
+    assert!(!off.contains("fubiz.net"), "without the rule it goes");
+}
+
+/// The same line linking into the page's own site is a link list, and
+/// goes: an attribution points elsewhere.
+#[test]
+fn a_line_linking_into_the_site_is_no_attribution() {
+    use canopy_dom::{Document, DomOptions};
+    let html = "<body><div><p>The post's own words, long enough to be prose.</p>\
+                <div>via <a href='http://blog.example.org/about'>our archive</a></div>\
+                <div>via <a href='http://elsewhere.example.com/x'>elsewhere.com</a></div>\
+                <a href='http://blog.example.org/'>Home</a>\
+                <a href='/2012/'>2012</a></div>\
+                <a href='http://blog.example.org/feed'>Feed</a></body>";
+    let doc = Document::parse(html, &DomOptions::default());
+    let text = clean_text(
+        &doc,
+        &[doc.body()],
+        &Residue::default(),
+        &CleanOptions::default(),
+    );
+    assert!(text.contains("via elsewhere.com"), "{text}");
+    assert!(!text.contains("our archive"), "{text}");
+}
