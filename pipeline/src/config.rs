@@ -88,6 +88,7 @@ pub struct ExtractConfig {
     pub notices: bool,
     pub forms: bool,
     pub attributions: bool,
+    pub offsite_lists: bool,
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

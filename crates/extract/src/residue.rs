@@ -76,6 +76,12 @@ pub struct CleanOptions {
     /// own and then one link to a host other than the page's ("via
     /// <fubiz.net>").
     pub attributions: bool,
+    /// Keep a link-dense block whose links are the post's own list of
+    /// other sites' pages (deals, a roundup of news): at least two thirds
+    /// of its link text points to hosts other than the page's, and its
+    /// links average at least [`OFFSITE_LINK_CHARS`] characters (titles,
+    /// not "Facebook", "Tweet"). Related-post lists link into the site.
+    pub offsite_lists: bool,
 }
 
 impl Default for CleanOptions {
@@ -89,6 +95,7 @@ impl Default for CleanOptions {
             notices: true,
             forms: true,
             attributions: true,
+            offsite_lists: true,
         }
     }
 }
@@ -106,6 +113,7 @@ impl CleanOptions {
             notices: false,
             forms: false,
             attributions: false,
+            offsite_lists: false,
         }
     }
 }
@@ -232,6 +240,11 @@ fn opens_notice(text: &str) -> bool {
 /// attribution line: "via fubiz.net", "Source: Associated Press".
 const ATTRIBUTION_WORDS: usize = 6;
 
+/// Shortest average link text, in characters, of a list of other sites'
+/// pages ([`CleanOptions::offsite_lists`]): titles and product names, not
+/// share buttons.
+const OFFSITE_LINK_CHARS: u32 = 20;
+
 /// The host an absolute `http(s)` link points to, without a leading `www.`;
 /// `None` for relative links (which stay on the page's host).
 fn link_host(href: &str) -> Option<String> {
@@ -245,6 +258,22 @@ fn link_host(href: &str) -> Option<String> {
             .map(str::to_string)
             .unwrap_or(host),
     )
+}
+
+/// Whether two hosts share their last two labels (`guitar.about.com` and
+/// `home.about.com`): one organisation's sites, whose cross-links are its
+/// related-post lists. Hosts under a two-label public suffix (`co.uk`)
+/// then all count as one, which only keeps fewer lists.
+fn same_domain(a: &str, b: &str) -> bool {
+    let tail = |h: &str| {
+        let mut dots = h.rmatch_indices('.');
+        dots.next();
+        match dots.next() {
+            Some((i, _)) => h[i + 1..].to_string(),
+            None => h.to_string(),
+        }
+    };
+    tail(a) == tail(b)
 }
 
 /// The page's own host as its links show it: the host most of its absolute
@@ -388,6 +417,32 @@ impl<'a> Kept<'a> {
         }
     }
 
+    /// Whether link-dense block `n` is a list of other sites' pages
+    /// ([`CleanOptions::offsite_lists`]).
+    fn is_offsite_list(&self, n: NodeId) -> bool {
+        let doc = self.doc;
+        let (mut links, mut link_chars, mut offsite_chars) = (0u32, 0u32, 0u32);
+        let mut d = n + 1;
+        while d < doc.node(n).end {
+            if doc.tag(d) != "a" {
+                d += 1;
+                continue;
+            }
+            let chars = self.counts.chars(d);
+            if chars > 0 {
+                links += 1;
+                link_chars += chars;
+                let host = doc.attr(d, "href").and_then(link_host);
+                let own = self.host.get_or_init(|| page_host(doc));
+                if host.is_some_and(|h| own.as_ref().is_some_and(|o| !same_domain(o, &h))) {
+                    offsite_chars += chars;
+                }
+            }
+            d = doc.node(d).end;
+        }
+        links > 0 && 3 * offsite_chars >= 2 * link_chars && link_chars >= OFFSITE_LINK_CHARS * links
+    }
+
     /// Whether block `n` is an attribution ([`CleanOptions::attributions`]):
     /// at most [`ATTRIBUTION_WORDS`] words, no block inside, words of its
     /// own and then its one link, which points to another host than the
@@ -519,7 +574,9 @@ impl<'a> Kept<'a> {
                 };
                 let share = |part: u32, whole: u32| f64::from(part) / f64::from(whole.max(1));
                 let (chars, links) = (self.counts.chars(n), self.counts.link_chars(n));
-                let dense = chars > 0 && share(links, chars) >= limit;
+                let dense = chars > 0
+                    && share(links, chars) >= limit
+                    && !(self.options.offsite_lists && self.is_offsite_list(n));
                 // A box that opens with a template label and is partly
                 // links ("Also in Lifestyle" + headlines, authors, blurbs)
                 // is the template's too, unless it holds most of the
