@@ -128,3 +128,51 @@ fn a_line_linking_into_the_site_is_no_attribution() {
     assert!(text.contains("via elsewhere.com"), "{text}");
     assert!(!text.contains("our archive"), "{text}");
 }
+
+/// arstechnica's Dealmaster: the post is a list of deals, each a shop's
+/// link (bit.ly) and its price; the gold keeps them. Most of each item is
+/// link text, so the link-density rule would drop it as a related list;
+/// its links leave the site, a related list's stay on it.
+#[test]
+fn a_list_of_other_sites_pages_stays() {
+    let deal = "2TB WD My Passport USB 3.0 Portable Hard Drive";
+    let (on, off, gold) = cleaned(
+        "dragnet",
+        "dragnet-00487",
+        "the Dealmaster has delivered",
+        deal,
+        |o| o.offsite_lists = false,
+    );
+    assert!(gold.contains(deal));
+    assert!(on.contains(deal), "the deals must stay");
+    assert!(!off.contains(deal), "without the rule they go");
+    assert!(on.contains("the Dealmaster has delivered"));
+}
+
+/// The same list linking into the page's own domain (another host of it)
+/// is a related list and goes; so do share buttons, whose links are short.
+#[test]
+fn lists_linking_into_the_domain_or_short_links_go() {
+    use canopy_dom::{Document, DomOptions};
+    let prose = "The post's own words, long enough to be prose. ".repeat(6);
+    let html = format!(
+        "<body><div><p>{prose}</p>\
+                <ul><li><a href='http://news.example.org/a'>A related post of this site's network</a></li>\
+                <li><a href='http://news.example.org/b'>Another related post of the network</a></li></ul>\
+                <ul><li><a href='http://facebook.com/share'>Facebook</a></li>\
+                <li><a href='http://twitter.com/share'>Tweet</a></li></ul>\
+                <ul><li><a href='http://shop.example.com/x'>A camera with a long product name</a> for $5</li></ul>\
+                <a href='http://blog.example.org/'>Home</a> <a href='/2012/'>2012</a></div>\
+                <a href='http://blog.example.org/feed'>Feed</a></body>"
+    );
+    let doc = Document::parse(&html, &DomOptions::default());
+    let text = clean_text(
+        &doc,
+        &[doc.body()],
+        &Residue::default(),
+        &CleanOptions::default(),
+    );
+    assert!(text.contains("A camera with a long product name"), "{text}");
+    assert!(!text.contains("related post"), "{text}");
+    assert!(!text.contains("Facebook"), "{text}");
+}
