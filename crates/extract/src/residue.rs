@@ -90,7 +90,9 @@ impl Default for CleanOptions {
             residue: true,
             link_density: 0.5,
             paragraph_link_density: 0.8,
-            media_text: vec!["caption".to_string(), "twitter-tweet".to_string()],
+            media_text: ["caption", "twitter-tweet", "instagram-media"]
+                .map(String::from)
+                .to_vec(),
             title_lead: 150,
             notices: true,
             forms: true,

@@ -176,3 +176,17 @@ fn lists_linking_into_the_domain_or_short_links_go() {
     assert!(!text.contains("related post"), "{text}");
     assert!(!text.contains("Facebook"), "{text}");
 }
+
+/// cnn: two Instagram posts embedded in the story (the blockquote of
+/// Instagram's embed code, "A post shared by …"); the gold leaves them out.
+#[test]
+fn an_embedded_instagram_post_goes() {
+    let post = "A post shared by Emma Herzfeld";
+    let (on, off, gold) = cleaned("big9", "big9-00163", "Airlie Beach", post, |o| {
+        o.media_text.retain(|name| name != "instagram-media")
+    });
+    assert!(!gold.contains(post));
+    assert!(!on.contains(post), "the embedded post must go");
+    assert!(off.contains(post), "without the name it stays");
+    assert!(on.contains("Airlie Beach"));
+}
