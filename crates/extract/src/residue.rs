@@ -267,15 +267,7 @@ fn link_host(href: &str) -> Option<String> {
 /// related-post lists. Hosts under a two-label public suffix (`co.uk`)
 /// then all count as one, which only keeps fewer lists.
 fn same_domain(a: &str, b: &str) -> bool {
-    let tail = |h: &str| {
-        let mut dots = h.rmatch_indices('.');
-        dots.next();
-        match dots.next() {
-            Some((i, _)) => h[i + 1..].to_string(),
-            None => h.to_string(),
-        }
-    };
-    tail(a) == tail(b)
+    a.rsplit('.').take(2).eq(b.rsplit('.').take(2))
 }
 
 /// The page's own host as its links show it: the host most of its absolute
