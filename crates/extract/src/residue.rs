@@ -242,6 +242,9 @@ fn opens_notice(text: &str) -> bool {
 /// attribution line: "via fubiz.net", "Source: Associated Press".
 const ATTRIBUTION_WORDS: usize = 6;
 
+/// Most characters (white space aside) of an attribution line.
+const ATTRIBUTION_CHARS: u32 = 160;
+
 /// Shortest average link text, in characters, of a list of other sites'
 /// pages ([`CleanOptions::offsite_lists`]): titles and product names, not
 /// share buttons.
@@ -442,6 +445,10 @@ impl<'a> Kept<'a> {
     /// own and then its one link, which points to another host than the
     /// page's.
     fn is_attribution(&self, n: NodeId) -> bool {
+        // Six words are never this long: a big block is not read through.
+        if self.counts.chars(n) > ATTRIBUTION_CHARS {
+            return false;
+        }
         let doc = self.doc;
         let inside = n + 1..doc.node(n).end;
         if inside.clone().any(|d| is_block(doc.tag(d))) {
