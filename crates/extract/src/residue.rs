@@ -80,7 +80,9 @@ pub struct CleanOptions {
     /// other sites' pages (deals, a roundup of news): at least two thirds
     /// of its link text points to hosts other than the page's, and its
     /// links average at least [`OFFSITE_LINK_CHARS`] characters (titles,
-    /// not "Facebook", "Tweet"). Related-post lists link into the site.
+    /// not "Facebook", "Tweet"), and it opens with its first link (a box
+    /// under a label of its own is a promotion). Related-post lists link
+    /// into the site.
     pub offsite_lists: bool,
 }
 
@@ -419,9 +421,20 @@ impl<'a> Kept<'a> {
     fn is_offsite_list(&self, n: NodeId) -> bool {
         let doc = self.doc;
         let (mut links, mut link_chars, mut offsite_chars) = (0u32, 0u32, 0u32);
+        // A box under a label of its own ("From our partners", "Link
+        // Love") is a promotion, whatever its links: a list opens with its
+        // first link.
+        let mut labelled = false;
         let mut d = n + 1;
         while d < doc.node(n).end {
             if doc.tag(d) != "a" {
+                if links == 0
+                    && doc
+                        .text(d)
+                        .is_some_and(|t| t.chars().any(char::is_alphanumeric))
+                {
+                    labelled = true;
+                }
                 d += 1;
                 continue;
             }
@@ -437,7 +450,10 @@ impl<'a> Kept<'a> {
             }
             d = doc.node(d).end;
         }
-        links > 0 && 3 * offsite_chars >= 2 * link_chars && link_chars >= OFFSITE_LINK_CHARS * links
+        links > 0
+            && !labelled
+            && 3 * offsite_chars >= 2 * link_chars
+            && link_chars >= OFFSITE_LINK_CHARS * links
     }
 
     /// Whether block `n` is an attribution ([`CleanOptions::attributions`]):

@@ -190,3 +190,22 @@ fn an_embedded_instagram_post_goes() {
     assert!(off.contains(post), "without the name it stays");
     assert!(on.contains("Airlie Beach"));
 }
+
+/// fabsugar: under the post, a "Link Love" box lists other sites' stories
+/// ("Why is Taylor Swift in a dress predicament? — People Style Watch");
+/// the gold leaves it out. Its links leave the site like a roundup's, but
+/// the box opens with a label of its own: a promotion, not the post's list.
+#[test]
+fn a_labelled_box_of_other_sites_pages_goes() {
+    let link = "Why is Taylor Swift in a dress predicament?";
+    let (on, _, gold) = cleaned(
+        "dragnet",
+        "dragnet-00595",
+        "The art of balancing bright hues",
+        link,
+        |_| {},
+    );
+    assert!(!gold.contains(link));
+    assert!(!on.contains(link), "the labelled box must go");
+    assert!(on.contains("The art of balancing bright hues"));
+}
