@@ -87,6 +87,8 @@ pub struct ExtractConfig {
     pub title_lead: usize,
     pub notices: bool,
     pub forms: bool,
+    pub attributions: bool,
+    pub offsite_lists: bool,
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

@@ -131,6 +131,8 @@ impl SiteSettings {
                 title_lead: config.extract.title_lead,
                 notices: config.extract.notices,
                 forms: config.extract.forms,
+                attributions: config.extract.attributions,
+                offsite_lists: config.extract.offsite_lists,
             },
             reuse: None,
             page_budget: Some(Duration::from_millis(config.run.page_budget_ms))

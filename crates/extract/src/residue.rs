@@ -26,8 +26,14 @@
 //!   (`twitter-tweet`, the embed code's blockquote), which reference texts
 //!   leave out, unless it holds half of the selection's text (a photo
 //!   essay, a slideshow, a post that is one embedded tweet).
+//! - **Attributions stay.** A short block of a few words of its own and
+//!   then one link to another host ("via <fubiz.net>", "Source: <Reuters>")
+//!   names where a quoted post comes from: it is neither a link list nor a
+//!   meta line, although it has their shape (a category line "Posted in:
+//!   <News>" links into the site itself).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -65,6 +71,19 @@ pub struct CleanOptions {
     /// unless they hold half of the selection's text (a page whose whole
     /// layout sits in one form).
     pub forms: bool,
+    /// Keep attributions that the link-density and meta-line rules would
+    /// drop: a block of at most [`ATTRIBUTION_WORDS`] words, words of its
+    /// own and then one link to a host other than the page's ("via
+    /// <fubiz.net>").
+    pub attributions: bool,
+    /// Keep a link-dense block whose links are the post's own list of
+    /// other sites' pages (deals, a roundup of news): at least two thirds
+    /// of its link text points to hosts other than the page's, and its
+    /// links average at least [`OFFSITE_LINK_CHARS`] characters (titles,
+    /// not "Facebook", "Tweet"), and it opens with its first link (a box
+    /// under a label of its own is a promotion). Related-post lists link
+    /// into the site.
+    pub offsite_lists: bool,
 }
 
 impl Default for CleanOptions {
@@ -73,10 +92,14 @@ impl Default for CleanOptions {
             residue: true,
             link_density: 0.5,
             paragraph_link_density: 0.8,
-            media_text: vec!["caption".to_string(), "twitter-tweet".to_string()],
+            media_text: ["caption", "twitter-tweet", "instagram-media"]
+                .map(String::from)
+                .to_vec(),
             title_lead: 150,
             notices: true,
             forms: true,
+            attributions: true,
+            offsite_lists: true,
         }
     }
 }
@@ -93,6 +116,8 @@ impl CleanOptions {
             title_lead: 0,
             notices: false,
             forms: false,
+            attributions: false,
+            offsite_lists: false,
         }
     }
 }
@@ -220,6 +245,59 @@ fn opens_notice(text: &str) -> bool {
         || after.chars().take(4).filter(char::is_ascii_digit).count() == 4
 }
 
+/// Most words (white-space separated, the link's included) of an
+/// attribution line: "via fubiz.net", "Source: Associated Press".
+const ATTRIBUTION_WORDS: usize = 6;
+
+/// Most characters (white space aside) of an attribution line.
+const ATTRIBUTION_CHARS: u32 = 160;
+
+/// Shortest average link text, in characters, of a list of other sites'
+/// pages ([`CleanOptions::offsite_lists`]): titles and product names, not
+/// share buttons.
+const OFFSITE_LINK_CHARS: u32 = 20;
+
+/// The host an absolute `http(s)` link points to, without a leading `www.`;
+/// `None` for relative links (which stay on the page's host).
+fn link_host(href: &str) -> Option<String> {
+    let url = url::Url::parse(href.trim()).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = url.host_str()?.to_ascii_lowercase();
+    Some(
+        host.strip_prefix("www.")
+            .map(str::to_string)
+            .unwrap_or(host),
+    )
+}
+
+/// Whether two hosts share their last two labels (`guitar.about.com` and
+/// `home.about.com`): one organisation's sites, whose cross-links are its
+/// related-post lists. Hosts under a two-label public suffix (`co.uk`)
+/// then all count as one, which only keeps fewer lists.
+fn same_domain(a: &str, b: &str) -> bool {
+    a.rsplit('.').take(2).eq(b.rsplit('.').take(2))
+}
+
+/// The page's own host as its links show it: the host most of its absolute
+/// links point to (its navigation, its posts' permalinks); ties go to the
+/// smaller name. `None` when no link is absolute.
+fn page_host(doc: &Document) -> Option<String> {
+    let mut counts: FxHashMap<String, usize> = FxHashMap::default();
+    for n in 0..doc.len() {
+        if doc.tag(n) == "a" {
+            if let Some(host) = doc.attr(n, "href").and_then(link_host) {
+                *counts.entry(host).or_default() += 1;
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by(|(a, x), (b, y)| x.cmp(y).then_with(|| b.cmp(a)))
+        .map(|(host, _)| host)
+}
+
 /// Longest notice block, in characters: a longer block that opens with
 /// one is more than a notice.
 const NOTICE_CHARS: u32 = 300;
@@ -264,6 +342,9 @@ pub struct Kept<'a> {
     /// Whether the media text of each root is dropped: it holds less than
     /// half of the root's text.
     drop_media_text: Vec<bool>,
+    /// The page's own host ([`page_host`]), found when an attribution is
+    /// first looked at.
+    host: OnceCell<Option<String>>,
 }
 
 impl<'a> Kept<'a> {
@@ -336,7 +417,90 @@ impl<'a> Kept<'a> {
             notice,
             roots: roots.to_vec(),
             drop_media_text,
+            host: OnceCell::new(),
         }
+    }
+
+    /// Whether link-dense block `n` is a list of other sites' pages
+    /// ([`CleanOptions::offsite_lists`]).
+    fn is_offsite_list(&self, n: NodeId) -> bool {
+        let doc = self.doc;
+        let (mut links, mut link_chars, mut offsite_chars) = (0u32, 0u32, 0u32);
+        // A box under a label of its own ("From our partners", "Link
+        // Love") is a promotion, whatever its links: a list opens with its
+        // first link.
+        let mut labelled = false;
+        let mut d = n + 1;
+        while d < doc.node(n).end {
+            if doc.tag(d) != "a" {
+                if links == 0
+                    && doc
+                        .text(d)
+                        .is_some_and(|t| t.chars().any(char::is_alphanumeric))
+                {
+                    labelled = true;
+                }
+                d += 1;
+                continue;
+            }
+            let chars = self.counts.chars(d);
+            if chars > 0 {
+                links += 1;
+                link_chars += chars;
+                let host = doc.attr(d, "href").and_then(link_host);
+                let own = self.host.get_or_init(|| page_host(doc));
+                if host.is_some_and(|h| own.as_ref().is_some_and(|o| !same_domain(o, &h))) {
+                    offsite_chars += chars;
+                }
+            }
+            d = doc.node(d).end;
+        }
+        links > 0
+            && !labelled
+            && 3 * offsite_chars >= 2 * link_chars
+            && link_chars >= OFFSITE_LINK_CHARS * links
+    }
+
+    /// Whether block `n` is an attribution ([`CleanOptions::attributions`]):
+    /// at most [`ATTRIBUTION_WORDS`] words, no block inside, words of its
+    /// own and then its one link, which points to another host than the
+    /// page's.
+    fn is_attribution(&self, n: NodeId) -> bool {
+        // Six words are never this long: a big block is not read through.
+        if self.counts.chars(n) > ATTRIBUTION_CHARS {
+            return false;
+        }
+        let doc = self.doc;
+        let inside = n + 1..doc.node(n).end;
+        if inside.clone().any(|d| is_block(doc.tag(d))) {
+            return false;
+        }
+        let mut links = inside.clone().filter(|&d| doc.tag(d) == "a");
+        let (Some(link), None) = (links.next(), links.next()) else {
+            return false;
+        };
+        let text = doc.inner_text(n);
+        if text.split_whitespace().count() > ATTRIBUTION_WORDS {
+            return false;
+        }
+        let words = |t: &str| t.chars().any(char::is_alphanumeric);
+        let (mut before, mut after) = (String::new(), String::new());
+        for d in inside.filter(|&d| !doc.contains(link, d)) {
+            if let Some(t) = doc.text(d) {
+                let side = if d < link { &mut before } else { &mut after };
+                side.push_str(t);
+            }
+        }
+        if !words(&before) || words(&after) || !words(&doc.inner_text(link)) {
+            return false;
+        }
+        let Some(host) = doc.attr(link, "href").and_then(link_host) else {
+            return false;
+        };
+        self.host
+            .get_or_init(|| page_host(doc))
+            .as_ref()
+            .is_some_and(|own| *own != host)
     }
 
     /// The nearest block element holding `n`.
@@ -432,7 +596,9 @@ impl<'a> Kept<'a> {
                 };
                 let share = |part: u32, whole: u32| f64::from(part) / f64::from(whole.max(1));
                 let (chars, links) = (self.counts.chars(n), self.counts.link_chars(n));
-                let dense = chars > 0 && share(links, chars) >= limit;
+                let dense = chars > 0
+                    && share(links, chars) >= limit
+                    && !(self.options.offsite_lists && self.is_offsite_list(n));
                 // A box that opens with a template label and is partly
                 // links ("Also in Lifestyle" + headlines, authors, blurbs)
                 // is the template's too, unless it holds most of the
@@ -454,7 +620,8 @@ impl<'a> Kept<'a> {
                     && chars - self.residue_chars[n] <= links
                     && !self.roots.contains(&n)
                     && !(n + 1..doc.node(n).end).any(|d| is_block(doc.tag(d)));
-                !dense && !labelled_box && !meta_line
+                (!dense && !labelled_box && !meta_line)
+                    || (self.options.attributions && self.is_attribution(n))
             }
         }
     }

@@ -89,3 +89,123 @@ fn a_form_holding_the_selection_stays() {
     );
     assert_eq!(text, "The whole story sits in the page's form.\nName");
 }
+
+/// tweetrightbrain: a quoted post closes with "via <fubiz.net>", the source
+/// it comes from, which the gold keeps. Three quarters of the line is link
+/// text, so the link-density rule would drop it as a link list.
+#[test]
+fn an_attribution_stays() {
+    let (on, off, gold) = cleaned(
+        "dragnet",
+        "dragnet-00003",
+        "Repurposing food as art",
+        "fubiz.net",
+        |o| o.attributions = false,
+    );
+    assert!(gold.contains("via fubiz.net"));
+    assert!(on.contains("via fubiz.net"), "the attribution must stay");
+    assert!(!off.contains("fubiz.net"), "without the rule it goes");
+}
+
+/// The same line linking into the page's own site is a link list, and
+/// goes: an attribution points elsewhere.
+#[test]
+fn a_line_linking_into_the_site_is_no_attribution() {
+    use canopy_dom::{Document, DomOptions};
+    let html = "<body><div><p>The post's own words, long enough to be prose.</p>\
+                <div>via <a href='http://blog.example.org/about'>our archive</a></div>\
+                <div>via <a href='http://elsewhere.example.com/x'>elsewhere.com</a></div>\
+                <a href='http://blog.example.org/'>Home</a>\
+                <a href='/2012/'>2012</a></div>\
+                <a href='http://blog.example.org/feed'>Feed</a></body>";
+    let doc = Document::parse(html, &DomOptions::default());
+    let text = clean_text(
+        &doc,
+        &[doc.body()],
+        &Residue::default(),
+        &CleanOptions::default(),
+    );
+    assert!(text.contains("via elsewhere.com"), "{text}");
+    assert!(!text.contains("our archive"), "{text}");
+}
+
+/// arstechnica's Dealmaster: the post is a list of deals, each a shop's
+/// link (bit.ly) and its price; the gold keeps them. Most of each item is
+/// link text, so the link-density rule would drop it as a related list;
+/// its links leave the site, a related list's stay on it.
+#[test]
+fn a_list_of_other_sites_pages_stays() {
+    let deal = "2TB WD My Passport USB 3.0 Portable Hard Drive";
+    let (on, off, gold) = cleaned(
+        "dragnet",
+        "dragnet-00487",
+        "the Dealmaster has delivered",
+        deal,
+        |o| o.offsite_lists = false,
+    );
+    assert!(gold.contains(deal));
+    assert!(on.contains(deal), "the deals must stay");
+    assert!(!off.contains(deal), "without the rule they go");
+    assert!(on.contains("the Dealmaster has delivered"));
+}
+
+/// The same list linking into the page's own domain (another host of it)
+/// is a related list and goes; so do share buttons, whose links are short.
+#[test]
+fn lists_linking_into_the_domain_or_short_links_go() {
+    use canopy_dom::{Document, DomOptions};
+    let prose = "The post's own words, long enough to be prose. ".repeat(6);
+    let html = format!(
+        "<body><div><p>{prose}</p>\
+                <ul><li><a href='http://news.example.org/a'>A related post of this site's network</a></li>\
+                <li><a href='http://news.example.org/b'>Another related post of the network</a></li></ul>\
+                <ul><li><a href='http://facebook.com/share'>Facebook</a></li>\
+                <li><a href='http://twitter.com/share'>Tweet</a></li></ul>\
+                <ul><li><a href='http://shop.example.com/x'>A camera with a long product name</a> for $5</li></ul>\
+                <a href='http://blog.example.org/'>Home</a> <a href='/2012/'>2012</a></div>\
+                <a href='http://blog.example.org/feed'>Feed</a></body>"
+    );
+    let doc = Document::parse(&html, &DomOptions::default());
+    let text = clean_text(
+        &doc,
+        &[doc.body()],
+        &Residue::default(),
+        &CleanOptions::default(),
+    );
+    assert!(text.contains("A camera with a long product name"), "{text}");
+    assert!(!text.contains("related post"), "{text}");
+    assert!(!text.contains("Facebook"), "{text}");
+}
+
+/// cnn: two Instagram posts embedded in the story (the blockquote of
+/// Instagram's embed code, "A post shared by …"); the gold leaves them out.
+#[test]
+fn an_embedded_instagram_post_goes() {
+    let post = "A post shared by Emma Herzfeld";
+    let (on, off, gold) = cleaned("big9", "big9-00163", "Airlie Beach", post, |o| {
+        o.media_text.retain(|name| name != "instagram-media")
+    });
+    assert!(!gold.contains(post));
+    assert!(!on.contains(post), "the embedded post must go");
+    assert!(off.contains(post), "without the name it stays");
+    assert!(on.contains("Airlie Beach"));
+}
+
+/// fabsugar: under the post, a "Link Love" box lists other sites' stories
+/// ("Why is Taylor Swift in a dress predicament? — People Style Watch");
+/// the gold leaves it out. Its links leave the site like a roundup's, but
+/// the box opens with a label of its own: a promotion, not the post's list.
+#[test]
+fn a_labelled_box_of_other_sites_pages_goes() {
+    let link = "Why is Taylor Swift in a dress predicament?";
+    let (on, _, gold) = cleaned(
+        "dragnet",
+        "dragnet-00595",
+        "The art of balancing bright hues",
+        link,
+        |_| {},
+    );
+    assert!(!gold.contains(link));
+    assert!(!on.contains(link), "the labelled box must go");
+    assert!(on.contains("The art of balancing bright hues"));
+}
