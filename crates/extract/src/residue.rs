@@ -282,7 +282,9 @@ fn same_domain(a: &str, b: &str) -> bool {
 
 /// The page's own host as its links show it: the host most of its absolute
 /// links point to (its navigation, its posts' permalinks); ties go to the
-/// smaller name. `None` when no link is absolute.
+/// smaller name. `None` when no link is absolute. Not the record's URL: an
+/// archived capture (big9's Wayback pages) or a mirror links through its
+/// own host, and every link would look off-site against the original's.
 fn page_host(doc: &Document) -> Option<String> {
     let mut counts: FxHashMap<String, usize> = FxHashMap::default();
     for n in 0..doc.len() {
