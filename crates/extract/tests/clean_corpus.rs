@@ -3,6 +3,7 @@
 
 mod common;
 
+use canopy_dom::{Document, DomOptions};
 use canopy_extract::{clean_text, CleanOptions, Residue};
 use common::page;
 
@@ -36,6 +37,17 @@ fn cleaned(
         clean_text(&doc, &[root], &residue, &on),
         clean_text(&doc, &[root], &residue, &without),
         gold,
+    )
+}
+
+/// The whole body of a small page, cleaned with the default options.
+fn cleaned_body(html: &str) -> String {
+    let doc = Document::parse(html, &DomOptions::default());
+    clean_text(
+        &doc,
+        &[doc.body()],
+        &Residue::default(),
+        &CleanOptions::default(),
     )
 }
 
@@ -77,16 +89,9 @@ fn a_form_goes() {
 /// selection's text and stays.
 #[test]
 fn a_form_holding_the_selection_stays() {
-    use canopy_dom::{Document, DomOptions};
     let html = "<body><form><p>The whole story sits in the page's form.</p>\
                 <div><label>Name</label><input></div></form></body>";
-    let doc = Document::parse(html, &DomOptions::default());
-    let text = clean_text(
-        &doc,
-        &[doc.body()],
-        &Residue::default(),
-        &CleanOptions::default(),
-    );
+    let text = cleaned_body(html);
     assert_eq!(text, "The whole story sits in the page's form.\nName");
 }
 
@@ -111,20 +116,13 @@ fn an_attribution_stays() {
 /// goes: an attribution points elsewhere.
 #[test]
 fn a_line_linking_into_the_site_is_no_attribution() {
-    use canopy_dom::{Document, DomOptions};
     let html = "<body><div><p>The post's own words, long enough to be prose.</p>\
                 <div>via <a href='http://blog.example.org/about'>our archive</a></div>\
                 <div>via <a href='http://elsewhere.example.com/x'>elsewhere.com</a></div>\
                 <a href='http://blog.example.org/'>Home</a>\
                 <a href='/2012/'>2012</a></div>\
                 <a href='http://blog.example.org/feed'>Feed</a></body>";
-    let doc = Document::parse(html, &DomOptions::default());
-    let text = clean_text(
-        &doc,
-        &[doc.body()],
-        &Residue::default(),
-        &CleanOptions::default(),
-    );
+    let text = cleaned_body(html);
     assert!(text.contains("via elsewhere.com"), "{text}");
     assert!(!text.contains("our archive"), "{text}");
 }
@@ -153,7 +151,6 @@ fn a_list_of_other_sites_pages_stays() {
 /// is a related list and goes; so do share buttons, whose links are short.
 #[test]
 fn lists_linking_into_the_domain_or_short_links_go() {
-    use canopy_dom::{Document, DomOptions};
     let prose = "The post's own words, long enough to be prose. ".repeat(6);
     let html = format!(
         "<body><div><p>{prose}</p>\
@@ -165,13 +162,7 @@ fn lists_linking_into_the_domain_or_short_links_go() {
                 <a href='http://blog.example.org/'>Home</a> <a href='/2012/'>2012</a></div>\
                 <a href='http://blog.example.org/feed'>Feed</a></body>"
     );
-    let doc = Document::parse(&html, &DomOptions::default());
-    let text = clean_text(
-        &doc,
-        &[doc.body()],
-        &Residue::default(),
-        &CleanOptions::default(),
-    );
+    let text = cleaned_body(&html);
     assert!(text.contains("A camera with a long product name"), "{text}");
     assert!(!text.contains("related post"), "{text}");
     assert!(!text.contains("Facebook"), "{text}");
