@@ -264,12 +264,9 @@ fn link_host(href: &str) -> Option<String> {
     if !matches!(url.scheme(), "http" | "https") {
         return None;
     }
-    let host = url.host_str()?.to_ascii_lowercase();
-    Some(
-        host.strip_prefix("www.")
-            .map(str::to_string)
-            .unwrap_or(host),
-    )
+    // The url crate lowercases the hosts of http(s) URLs.
+    let host = url.host_str()?;
+    Some(host.strip_prefix("www.").unwrap_or(host).to_string())
 }
 
 /// Whether two hosts share their last two labels (`guitar.about.com` and
