@@ -424,8 +424,8 @@ fn text_len(t: &str) -> usize {
 fn own_tag_len(doc: &Document, id: NodeId) -> usize {
     doc.element(id).map_or(0, |e| {
         e.tag.chars().count()
-            + e.attrs
-                .iter()
+            + doc
+                .attrs(id)
                 .map(|(k, v)| k.chars().count() + unarchived(v).chars().count() + 3)
                 .sum::<usize>()
     })

@@ -211,7 +211,7 @@ fn is_media_text(doc: &Document, n: NodeId, names: &[String]) -> bool {
         return false;
     };
     &*element.tag == "figcaption"
-        || element.attrs.iter().any(|(name, value)| {
+        || doc.attrs(n).any(|(name, value)| {
             matches!(&**name, "id" | "class")
                 && value
                     .split_ascii_whitespace()

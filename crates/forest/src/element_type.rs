@@ -75,12 +75,8 @@ fn is_xpath_name(name: &str) -> bool {
 
 /// The identity attributes of an element in tolerant form, sorted by name.
 pub fn identity_attrs(doc: &Document, id: NodeId) -> Vec<(String, String)> {
-    let Some(e) = doc.element(id) else {
-        return Vec::new();
-    };
-    let mut attrs: Vec<(String, String)> = e
-        .attrs
-        .iter()
+    let mut attrs: Vec<(String, String)> = doc
+        .attrs(id)
         .filter(|(n, _)| is_identity_attr(n))
         .map(|(n, v)| (n.to_string(), tolerant_form(v)))
         .collect();

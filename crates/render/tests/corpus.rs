@@ -75,7 +75,7 @@ fn rendered_pages_are_safe_and_absolute() {
             for n in 0..back.len() {
                 let Some(e) = back.element(n) else { continue };
                 assert!(SAFE.contains(&&*e.tag), "{id}: <{}> in {out}", &*e.tag);
-                for (name, value) in &e.attrs {
+                for (name, value) in back.attrs(n) {
                     let allowed = matches!(
                         (&*e.tag, &**name),
                         ("a", "href") | ("img", "src") | ("img", "alt")
