@@ -543,22 +543,29 @@ impl Document {
 
     /// An attribute's value.
     pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
-        self.attrs(id).find(|(n, _)| &***n == name).map(|(_, v)| v)
+        // Names first, the value's slice only for the match: this runs for
+        // several names on every element of every page.
+        let (_, value) = self.attr_list(id).iter().find(|(n, _)| &**n == name)?;
+        Some(self.attr_value(value))
     }
 
     /// An element's attributes (name, value) in source order; none for a
     /// text node.
     pub fn attrs(&self, id: NodeId) -> impl Iterator<Item = (&LocalName, &str)> + '_ {
-        let range = self.element(id).map_or(0..0, |e| e.attrs.clone());
-        self.attrs[range.start as usize..range.end as usize]
+        self.attr_list(id)
             .iter()
-            .map(|(name, value)| {
-                let value = self
-                    .attr_text
-                    .get(value.start as usize..value.end as usize)
-                    .unwrap_or("");
-                (name, value)
-            })
+            .map(|(name, value)| (name, self.attr_value(value)))
+    }
+
+    fn attr_list(&self, id: NodeId) -> &[(LocalName, Range<u32>)] {
+        let range = self.element(id).map_or(0..0, |e| e.attrs.clone());
+        &self.attrs[range.start as usize..range.end as usize]
+    }
+
+    fn attr_value(&self, range: &Range<u32>) -> &str {
+        self.attr_text
+            .get(range.start as usize..range.end as usize)
+            .unwrap_or("")
     }
 
     /// The raw text of a text node, `None` for an element.
