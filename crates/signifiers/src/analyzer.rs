@@ -1,6 +1,6 @@
 //! Text → term ids: tantivy tokenization and stop words, rust-stemmers stems.
 
-use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
 use rust_stemmers::Stemmer;
@@ -28,7 +28,8 @@ pub struct TermId(pub u32);
 /// `LowerCaser` → `StopWordFilter`), the `rust-stemmers` stemmer and a memo
 /// from lowercased surface form to its term (or to nothing when the token is
 /// dropped). The memo grows with the vocabulary of the cluster. A memoised
-/// token costs one hash lookup and no allocation.
+/// token costs one hash lookup and no allocation; the stems themselves are
+/// also cached per thread, across analyzers ([`STEMS`]).
 ///
 /// See the crate documentation for the tokenization rules.
 pub struct Analyzer {
@@ -119,7 +120,7 @@ impl Analyzer {
             stemmer,
             memo,
         } = state;
-        let stemmer = stemmer.as_ref();
+        let stemmer = stemmer.as_ref().map(|s| (s, lang.index()));
         let mut stream = analyzer.token_stream(text);
         while stream.advance() {
             let token = stream.token().text.as_str();
@@ -146,10 +147,52 @@ impl Analyzer {
     }
 }
 
+/// Most stems a thread keeps per language in its cache (see [`STEMS`]):
+/// ≈ 100 bytes an entry, so ≈ 6.5 MB per language in use at the most.
+const STEM_CACHE_MAX: usize = 1 << 16;
+
+thread_local! {
+    /// The stems this thread has computed, per language (by
+    /// [`Language::index`]). An analyzer's memo serves one site and starts
+    /// empty, but the sites one thread goes through share most of their
+    /// vocabulary, and stemming is the costliest step of a token's first
+    /// sight. A stem depends only on the token and the language, so what the
+    /// cache holds never changes a result. Emptied when it reaches
+    /// [`STEM_CACHE_MAX`] entries, so that its memory does not grow with the
+    /// crawl.
+    static STEMS: RefCell<Vec<FxHashMap<Box<str>, Box<str>>>> =
+        RefCell::new(Language::ALL.iter().map(|_| FxHashMap::default()).collect());
+}
+
+/// `token`'s term: its stem by `stemmer` (through the thread's [`STEMS`]
+/// cache), or the token itself without one; `None` for an empty stem.
+fn stem_id(
+    token: &str,
+    stemmer: Option<(&Stemmer, usize)>,
+    interner: &mut Interner,
+) -> Option<TermId> {
+    let Some((stemmer, lang)) = stemmer else {
+        return (!token.is_empty()).then(|| interner.intern(token));
+    };
+    STEMS.with_borrow_mut(|stems| {
+        let cache = &mut stems[lang];
+        if let Some(stem) = cache.get(token) {
+            return (!stem.is_empty()).then(|| interner.intern(stem));
+        }
+        let stem = stemmer.stem(token);
+        let id = (!stem.is_empty()).then(|| interner.intern(&stem));
+        if cache.len() >= STEM_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(token.into(), stem.into());
+        id
+    })
+}
+
 /// A token without CJK characters: memo lookup, else keep/drop, stem, intern.
 fn word(
     token: &str,
-    stemmer: Option<&Stemmer>,
+    stemmer: Option<(&Stemmer, usize)>,
     memo: &mut FxHashMap<Box<str>, Option<TermId>>,
     interner: &mut Interner,
     out: &mut Vec<TermId>,
@@ -158,11 +201,7 @@ fn word(
         Some(&id) => id,
         None => {
             let id = if keep(token) {
-                let stem = match stemmer {
-                    Some(stemmer) => stemmer.stem(token),
-                    None => Cow::Borrowed(token),
-                };
-                (!stem.is_empty()).then(|| interner.intern(&stem))
+                stem_id(token, stemmer, interner)
             } else {
                 None
             };
@@ -184,7 +223,7 @@ pub fn keep(token: &str) -> bool {
 /// the runs of other characters between them are ordinary words.
 fn split_cjk(
     token: &str,
-    stemmer: Option<&Stemmer>,
+    stemmer: Option<(&Stemmer, usize)>,
     memo: &mut FxHashMap<Box<str>, Option<TermId>>,
     interner: &mut Interner,
     out: &mut Vec<TermId>,
@@ -277,6 +316,40 @@ mod tests {
         let mut second = Vec::new();
         a.analyze("running", Language::English, &mut second);
         assert_eq!(second, [first[0]]);
+    }
+
+    #[test]
+    fn stem_cache_keeps_languages_apart() {
+        // One thread, two analyzers: the second finds "katzen" in the
+        // thread's cache of English stems, which must not answer for German.
+        let mut en = Analyzer::new();
+        let mut de = Analyzer::new();
+        assert_eq!(stems(&mut en, "katzen", Language::English), ["katzen"]);
+        assert_eq!(stems(&mut de, "katzen", Language::German), ["katz"]);
+        assert_eq!(
+            stems(&mut Analyzer::new(), "katzen", Language::English),
+            ["katzen"]
+        );
+    }
+
+    #[test]
+    fn stem_cache_emptied_at_its_cap_gives_the_same_stems() {
+        let stemmer = Stemmer::create(rust_stemmers::Algorithm::English);
+        let tokens: Vec<String> = (0..STEM_CACHE_MAX + 10)
+            .map(|i| format!("walking{i}s"))
+            .collect();
+        for round in 0..2 {
+            let mut a = Analyzer::new();
+            for token in tokens.iter().step_by(997).chain(tokens.last()) {
+                let want = stemmer.stem(token);
+                assert_eq!(stems(&mut a, token, Language::English), [&*want], "{round}");
+            }
+            // Fill the cache past its cap.
+            let mut out = Vec::new();
+            a.analyze(&tokens.join(" "), Language::English, &mut out);
+            assert_eq!(out.len(), tokens.len());
+            STEMS.with_borrow(|s| assert!(s[Language::English.index()].len() <= STEM_CACHE_MAX));
+        }
     }
 
     #[test]
