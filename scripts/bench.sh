@@ -25,9 +25,13 @@
 #   PEER_REPS=3       repetitions of trafilatura (slow)
 #   CORPORA="DIR..."  corpus folders (default: big9 and dragnet under ../shared/corpora)
 #   BENCH_OUT=DIR     where raw results go (default /tmp/canopy-bench); results.tsv, table.md
-#   NO_BUILD=1        skip `cargo build --profile dist -p canopy`
-#   CANOPY=PATH       binary to benchmark (default target/dist/canopy, copied first so
-#                     that a concurrent rebuild cannot change it mid-run)
+#   NO_BUILD=1        skip the build (`bash scripts/build-pgo.sh`: the profile-guided `dist`
+#                     binary operators run nightly, ≈ 15 min; with PLAIN=1 `cargo build
+#                     --profile dist -p canopy`)
+#   PLAIN=1           benchmark the plain `dist` build (target/dist/canopy) instead
+#   CANOPY=PATH       binary to benchmark (default target/pgo/dist/canopy, or
+#                     target/dist/canopy with PLAIN=1; copied first so that a concurrent
+#                     rebuild cannot change it mid-run)
 #   SKIP_TRAFILATURA=1 / SKIP_RESILIPARSE=1
 set -euo pipefail
 
@@ -54,11 +58,17 @@ command -v taskset >/dev/null || die "taskset is missing: apt-get install -y uti
 NCPU="$(nproc)"
 [ "$NCPU" -ge 2 ] || echo "bench.sh: warning: only $NCPU CPU; the 2-thread run shares one core" >&2
 
+DEFAULT_BIN="$ROOT/target/pgo/dist/canopy"
+[ -n "${PLAIN:-}" ] && DEFAULT_BIN="$ROOT/target/dist/canopy"
 if [ -z "${NO_BUILD:-}" ] && [ -z "${CANOPY:-}" ]; then
-    cargo build --profile dist -p canopy >&2
+    if [ -n "${PLAIN:-}" ]; then
+        cargo build --profile dist -p canopy >&2
+    else
+        bash "$ROOT/scripts/build-pgo.sh" >/dev/null
+    fi
 fi
 mkdir -p "$BENCH_OUT"
-cp "${CANOPY:-$ROOT/target/dist/canopy}" "$BENCH_OUT/canopy"
+cp "${CANOPY:-$DEFAULT_BIN}" "$BENCH_OUT/canopy"
 BIN="$BENCH_OUT/canopy"
 
 for c in $CORPORA; do
