@@ -22,12 +22,13 @@ pub struct TermId(pub u32);
 
 /// Turns text into term ids.
 ///
-/// One `Analyzer` serves one cluster of pages on one thread. It owns the term
+/// One `Analyzer` serves the pages of one site (all its clusters) on one
+/// thread. It owns the term
 /// interner (`TermId` → stem), and, per language, built on first use and
 /// reused afterwards: the tantivy `TextAnalyzer` (`SimpleTokenizer` →
 /// `LowerCaser` → `StopWordFilter`), the `rust-stemmers` stemmer and a memo
 /// from lowercased surface form to its term (or to nothing when the token is
-/// dropped). The memo grows with the vocabulary of the cluster. A memoised
+/// dropped). The memo grows with the vocabulary of the site. A memoised
 /// token costs one hash lookup and no allocation; the stems themselves are
 /// also cached per thread, across analyzers ([`STEMS`]).
 ///
