@@ -34,9 +34,10 @@ fi
 RUSTFLAGS="-Cprofile-generate=$WORK/raw" \
     cargo build --profile dist -p canopy --target-dir target/pgo-gen >&2
 
+# Exit code 1 (some records rejected) is a finished run, and a fine profile.
 for threads in 1 2; do
     target/pgo-gen/dist/canopy run data/ --out "$WORK/out-$threads" --threads "$threads" \
-        --format text,html,markdown >&2
+        --format text,html,markdown >&2 || [ $? -eq 1 ]
 done
 
 "$PROFDATA" merge -o "$WORK/canopy.profdata" "$WORK/raw"
