@@ -133,6 +133,7 @@ done
 "$VENV_PY" -c 'import resiliparse.extract.html2text, trafilatura'
 
 MAXREPS=$(( REPS > PEER_REPS ? REPS : PEER_REPS ))
+PAIR_LABEL="canopy --threads 1, two processes"
 for rep in $(seq 1 "$MAXREPS"); do
     for c in $CORPORA; do
         name="$(basename "$c")"
@@ -146,6 +147,17 @@ for rep in $(seq 1 "$MAXREPS"); do
                 n="$(wc -l < "$BENCH_OUT/out/articles.jsonl")"
                 [ "$n" -eq "$p" ] || echo "  note: canopy wrote $n articles for $p pages" >&2
             done
+            # This machine's ceiling for two threads: two independent one-thread
+            # runs at once, one per core (nothing shared but the hardware). Counted
+            # as one run of twice the pages.
+            if [ "$NCPU" -ge 2 ]; then
+                rm -rf "$BENCH_OUT/out" "$BENCH_OUT/out2"
+                timed "$name" "$PAIR_LABEL" "$rep" "$(( 2 * p ))" "$(( 2 * b ))" "" -- \
+                    bash -c 'taskset -c 0 "$0" run "$1" --out "$2" --threads 1 & first=$!
+                             taskset -c 1 "$0" run "$1" --out "$3" --threads 1 || exit
+                             wait "$first"' \
+                    "$BIN" "$c/$name.warc.gz" "$BENCH_OUT/out" "$BENCH_OUT/out2"
+            fi
             if [ -z "${SKIP_RESILIPARSE:-}" ]; then
                 timed "$name" "resiliparse" "$rep" "$p" "$b" "$BENCH_OUT/peer.json" -- \
                     taskset -c 0 "$VENV_PY" "$HELPER" run --tool resiliparse --corpus "$c" --json "$BENCH_OUT/peer.json"
