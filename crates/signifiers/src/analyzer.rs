@@ -23,9 +23,8 @@ pub struct TermId(pub u32);
 /// Turns text into term ids.
 ///
 /// One `Analyzer` serves the pages of one site (all its clusters) on one
-/// thread. It owns the term
-/// interner (`TermId` → stem), and, per language, built on first use and
-/// reused afterwards: the tantivy `TextAnalyzer` (`SimpleTokenizer` →
+/// thread. It owns the term interner (`TermId` → stem), and, per language,
+/// built on first use and reused afterwards: the tantivy `TextAnalyzer` (`SimpleTokenizer` →
 /// `LowerCaser` → `StopWordFilter`), the `rust-stemmers` stemmer and a memo
 /// from lowercased surface form to its term (or to nothing when the token is
 /// dropped). The memo grows with the vocabulary of the site. A memoised
