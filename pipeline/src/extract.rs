@@ -63,18 +63,29 @@ fn site_input(
     (pages, feeds)
 }
 
-/// Sites in progress or done but not yet written, per thread of the pool.
-const AHEAD_PER_THREAD: usize = 4;
+/// Records (pages and feed items) of the sites started but not yet written,
+/// per thread of the pool. Most sites of a crawl have a page or two, so a
+/// window counted in sites (it was 4 per thread) drains while the writing
+/// thread waits for the CPU or for a slow site at its head, and the pool
+/// idles: two-thread dragnet runs kept their cores 82 % busy with 4
+/// records per thread, 91 % with 16, 93–96 % from 64 on, while peak RSS
+/// grew from 38 to 46 MB at 64 and 60 MB at 256 (a worker waiting inside
+/// one site's parallel loop takes up another site, whose pages it then
+/// holds too). docs/performance.md, "Threads".
+const AHEAD_RECORDS_PER_THREAD: usize = 64;
 
-/// Runs `work` on every item of `items` in the rayon pool, with at most
-/// `ahead` items started but not yet handed on, and hands the results to
-/// `sink` in item order, on the calling thread. Memory holds `ahead`
-/// results, not all of them, and no worker waits for a slow item (a window
-/// with a barrier would). Called from inside the pool, where blocking would
-/// take a worker away, it runs the items one after another.
+/// Runs `work` on every item of `items` in the rayon pool and hands the
+/// results to `sink` in item order, on the calling thread. Items are
+/// started while the items started but not yet handed on weigh at most
+/// `budget` in all (`weight`; an item alone may weigh more), so memory
+/// holds that many results, not all of them, and no worker waits for a
+/// slow item (a window with a barrier would). Called from inside the pool,
+/// where blocking would take a worker away, it runs the items one after
+/// another.
 fn for_each_ordered<T: Sync, R: Send>(
     items: &[T],
-    ahead: usize,
+    budget: usize,
+    weight: impl Fn(&T) -> usize,
     work: impl Fn(&T) -> R + Sync,
     mut sink: impl FnMut(R) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
@@ -96,12 +107,24 @@ fn for_each_ordered<T: Sync, R: Send>(
             });
         };
         let mut started = 0;
-        while started < items.len().min(ahead.max(1)) {
-            start(started);
-            started += 1;
-        }
+        // Weight of the items started but not yet handed on.
+        let mut in_flight = 0;
         let mut done: BTreeMap<usize, std::thread::Result<R>> = BTreeMap::new();
         for i in 0..items.len() {
+            let first = started;
+            while started < items.len()
+                && (started == i || in_flight + weight(&items[started]) <= budget)
+            {
+                in_flight += weight(&items[started]);
+                started += 1;
+            }
+            // Heaviest first (the pool takes them in this order): a heavy
+            // item started last would run alone at the end of the window.
+            let mut batch: Vec<usize> = (first..started).collect();
+            batch.sort_by_key(|&n| std::cmp::Reverse(weight(&items[n])));
+            for n in batch {
+                start(n);
+            }
             let result = loop {
                 if let Some(r) = done.remove(&i) {
                     break r;
@@ -111,10 +134,7 @@ fn for_each_ordered<T: Sync, R: Send>(
                     .map_err(|_| std::io::Error::other("a site task stopped"))?;
                 done.insert(j, r);
             };
-            if started < items.len() {
-                start(started);
-                started += 1;
-            }
+            in_flight -= weight(&items[i]);
             match result {
                 Ok(r) => sink(r)?,
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -197,7 +217,7 @@ pub fn extract_bucket(
             write_atomic_as(dir, "summary.csv", durability, |summary| {
                 let mut summary = csv::Writer::from_writer(summary);
                 let mut carried = carried.into_iter().peekable();
-                let ahead = AHEAD_PER_THREAD * rayon::current_num_threads();
+                let budget = AHEAD_RECORDS_PER_THREAD * rayon::current_num_threads();
                 let work = |(site, entries): &(String, Vec<Entry>)| {
                     let (pages, feeds) = site_input(reader.load(entries)?);
                     let refs: Vec<&PageRecord> = pages.iter().collect();
@@ -205,35 +225,42 @@ pub fn extract_bucket(
                     progress.inc(1);
                     Ok(out)
                 };
-                for_each_ordered(&sites, ahead, work, |out: std::io::Result<SiteOutput>| {
-                    let mut out = out?;
-                    out.articles.sort_by(article_order);
-                    for a in &out.articles {
-                        write_line(articles, a)?;
-                    }
-                    marker.articles += out.articles.len() as u64;
-                    marker.by_wrapper +=
-                        out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
-                    out.wrappers.sort_by(wrapper_order);
-                    for w in &out.wrappers {
-                        // Equal keys: tonight's first, as a stable sort of
-                        // tonight's followed by the carried ones.
-                        while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
-                            write_line(wrappers, &c)?;
-                            marker.wrappers += 1;
+                let records = |(_, entries): &(String, Vec<Entry>)| entries.len();
+                for_each_ordered(
+                    &sites,
+                    budget,
+                    records,
+                    work,
+                    |out: std::io::Result<SiteOutput>| {
+                        let mut out = out?;
+                        out.articles.sort_by(article_order);
+                        for a in &out.articles {
+                            write_line(articles, a)?;
                         }
-                        write_line(wrappers, w)?;
-                    }
-                    marker.wrappers += out.wrappers.len() as u64;
-                    out.summary
-                        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
-                    for row in &out.summary {
-                        summary.serialize(row).map_err(std::io::Error::other)?;
-                    }
-                    marker.clusters += out.summary.len() as u64;
-                    rejects.extend(out.rejects);
-                    Ok(())
-                })?;
+                        marker.articles += out.articles.len() as u64;
+                        marker.by_wrapper +=
+                            out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
+                        out.wrappers.sort_by(wrapper_order);
+                        for w in &out.wrappers {
+                            // Equal keys: tonight's first, as a stable sort of
+                            // tonight's followed by the carried ones.
+                            while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
+                                write_line(wrappers, &c)?;
+                                marker.wrappers += 1;
+                            }
+                            write_line(wrappers, w)?;
+                        }
+                        marker.wrappers += out.wrappers.len() as u64;
+                        out.summary
+                            .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+                        for row in &out.summary {
+                            summary.serialize(row).map_err(std::io::Error::other)?;
+                        }
+                        marker.clusters += out.summary.len() as u64;
+                        rejects.extend(out.rejects);
+                        Ok(())
+                    },
+                )?;
                 for c in carried {
                     write_line(wrappers, &c)?;
                     marker.wrappers += 1;
@@ -339,6 +366,7 @@ mod tests {
         for_each_ordered(
             &items,
             8,
+            |_| 1,
             |&i| {
                 // Uneven work, so that tasks finish out of order.
                 std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 700));
@@ -354,12 +382,49 @@ mod tests {
     }
 
     #[test]
+    fn the_window_holds_at_most_the_budget() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        // (index, weight): weights 1 to 20, some alone above the budget of
+        // 16; every 25th item is slow, so that the others run ahead of it.
+        let items: Vec<(usize, usize)> = (0..200).map(|i| (i, 1 + (i * 7) % 20)).collect();
+        let (begun, handed_on, widest) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        for_each_ordered(
+            &items,
+            16,
+            |&(_, w)| w,
+            |&(i, w)| {
+                // Begun and not yet handed on, this item included.
+                let ahead = begun.fetch_add(w, SeqCst) + w - handed_on.load(SeqCst);
+                widest.fetch_max(ahead, SeqCst);
+                if i % 25 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(3));
+                }
+                w
+            },
+            |w| {
+                handed_on.fetch_add(w, SeqCst);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(handed_on.into_inner(), begun.into_inner());
+        // The budget, or one item above it alone (weight 20).
+        let widest = widest.into_inner();
+        assert!(widest <= 20, "{widest} begun ahead of the writer");
+    }
+
+    #[test]
     fn a_failing_sink_stops_the_run() {
         let items: Vec<u32> = (0..100).collect();
         let mut seen = 0;
         let result = for_each_ordered(
             &items,
             4,
+            |_| 1,
             |&i| i,
             |i| {
                 seen += 1;
@@ -380,6 +445,7 @@ mod tests {
             for_each_ordered(
                 &items,
                 4,
+                |_| 1,
                 |&i| {
                     assert_ne!(i, 17, "item 17");
                     i
