@@ -18,7 +18,7 @@ use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
-use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
+use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, Stems, TermId};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 use crate::config::{Config, Format, SignifierSource};
@@ -256,10 +256,10 @@ pub fn process_site(
     let signatures: Vec<Signature> = pages.par_iter().map(|p| Signature::of(&p.doc)).collect();
     let labels = group_templates(&signatures, settings.template_threshold);
     let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
-    // One analyzer for the site: its per-language tantivy chains, stemmers
-    // and token memo are built once and reused by every cluster (a site's
-    // templates share most of their vocabulary). Term ids are only compared
-    // within a cluster, and results never depend on their values.
+    // One analyzer for the site: the term ids of every cluster (pages are
+    // analyzed by their threads' analyzers and adopted into it, `learn`),
+    // and the feed items' terms. Term ids are only compared within a
+    // cluster, and results never depend on their values.
     let mut analyzer = Analyzer::new();
     // Saved wrappers that tonight's wrappers replace or reuse.
     let mut claimed = BTreeSet::new();
@@ -563,15 +563,30 @@ fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
 /// Forest over the cluster's pages: terms of every text node, signifiers,
 /// ranking.
 fn learn(pages: &[&Page<'_>], settings: &SiteSettings, analyzer: &mut Analyzer) -> Option<Wrapper> {
-    let mut buf: Vec<TermId> = Vec::new();
-    let terms: Vec<NodeTerms> = pages
-        .iter()
+    // The pages are analyzed in parallel (else this is a large site's
+    // longest serial step), each by its thread's analyzer, then take the
+    // site analyzer's ids page after page: the ids one pass would give.
+    let analyzed: Vec<(NodeTerms, Stems)> = pages
+        .par_iter()
         .map(|p| {
-            NodeTerms::build(&p.doc, |text, out| {
-                buf.clear();
-                analyzer.analyze(text, p.lang, &mut buf);
-                out.extend(buf.iter().map(|t| t.0));
+            Analyzer::with_thread_analyzer(|thread_analyzer| {
+                let mut buf: Vec<TermId> = Vec::new();
+                let mut terms = NodeTerms::build(&p.doc, |text, out| {
+                    buf.clear();
+                    thread_analyzer.analyze(text, p.lang, &mut buf);
+                    out.extend(buf.iter().map(|t| t.0));
+                });
+                let stems = thread_analyzer.stems(terms.renumber().into_iter().map(TermId));
+                (terms, stems)
             })
+        })
+        .collect();
+    let terms: Vec<NodeTerms> = analyzed
+        .into_iter()
+        .map(|(mut terms, stems)| {
+            let ids = analyzer.adopt(&stems);
+            terms.remap(|t| ids[t as usize].0);
+            terms
         })
         .collect();
     let bags: Vec<Vec<TermId>> = pages

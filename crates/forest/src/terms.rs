@@ -1,6 +1,7 @@
 //! The terms of every text node of a page, computed once and reused.
 
 use canopy_dom::{Document, NodeId};
+use rustc_hash::FxHashMap;
 
 /// Term ids of each text node of a page, in one flat buffer.
 ///
@@ -29,6 +30,27 @@ impl NodeTerms {
         NodeTerms { offsets, terms }
     }
 
+    /// Renumbers the term ids 0, 1, … in order of first appearance, and
+    /// returns the old id of each new one.
+    pub fn renumber(&mut self) -> Vec<u32> {
+        let mut new_ids: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut old_ids = Vec::new();
+        for term in &mut self.terms {
+            *term = *new_ids.entry(*term).or_insert_with(|| {
+                old_ids.push(*term);
+                old_ids.len() as u32 - 1
+            });
+        }
+        old_ids
+    }
+
+    /// Replaces every term id by `id(term)`: the ids of another interner.
+    pub fn remap(&mut self, id: impl Fn(u32) -> u32) {
+        for term in &mut self.terms {
+            *term = id(*term);
+        }
+    }
+
     /// The terms of node `n` (empty for elements).
     pub fn of(&self, n: NodeId) -> &[u32] {
         match (self.offsets.get(n), self.offsets.get(n + 1)) {
@@ -43,5 +65,39 @@ impl NodeTerms {
             (Some(&a), Some(&b)) => &self.terms[a as usize..b as usize],
             _ => &[],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+
+    #[test]
+    fn renumber_follows_first_appearance() {
+        let doc = Document::parse(
+            "<p>a b</p><div>c <b>a</b></div><p>d b</p>",
+            &DomOptions::default(),
+        );
+        // Ids from some other interner: a=7, b=3, c=9, d=5.
+        let id = |w: &str| match w {
+            "a" => 7,
+            "b" => 3,
+            "c" => 9,
+            _ => 5,
+        };
+        let mut terms = NodeTerms::build(&doc, |text, out| {
+            out.extend(text.split_whitespace().map(id));
+        });
+        let before = terms.terms.clone();
+        assert_eq!(before, [7, 3, 9, 7, 5, 3]);
+        let old_ids = terms.renumber();
+        assert_eq!(old_ids, [7, 3, 9, 5]);
+        assert_eq!(terms.terms, [0, 1, 2, 0, 3, 1]);
+        // Node boundaries are untouched.
+        let body = doc.body();
+        assert_eq!(terms.of_range(body, doc.node(body).end).len(), 6);
+        terms.remap(|t| old_ids[t as usize]);
+        assert_eq!(terms.terms, before);
     }
 }

@@ -23,7 +23,8 @@ pub struct TermId(pub u32);
 /// Turns text into term ids.
 ///
 /// One `Analyzer` serves the pages of one site (all its clusters) on one
-/// thread. It owns the term interner (`TermId` → stem), and, per language,
+/// thread; text analyzed elsewhere, by each thread's own analyzer
+/// ([`Analyzer::with_thread_analyzer`]), joins it by [`Analyzer::adopt`]. It owns the term interner (`TermId` → stem), and, per language,
 /// built on first use and reused afterwards: the tantivy `TextAnalyzer` (`SimpleTokenizer` →
 /// `LowerCaser` → `StopWordFilter`), the `rust-stemmers` stemmer and a memo
 /// from lowercased surface form to its term (or to nothing when the token is
@@ -141,17 +142,79 @@ impl Analyzer {
         &self.interner.terms[id.0 as usize]
     }
 
+    /// The stems of `ids`, in that order, apart from this analyzer.
+    pub fn stems(&self, ids: impl IntoIterator<Item = TermId>) -> Stems {
+        let mut stems = Stems::default();
+        for id in ids {
+            stems.text.push_str(self.term(id));
+            stems.ends.push(stems.text.len());
+        }
+        stems
+    }
+
+    /// This analyzer's ids for `stems`, by position; the stems it does not
+    /// have yet are interned in that order. Text analyzed in parts (in
+    /// parallel, by other analyzers), each part's stems listed in order of
+    /// first appearance and adopted part after part, gets the ids one
+    /// analyzer reading the parts in that order would have given.
+    pub fn adopt(&mut self, stems: &Stems) -> Vec<TermId> {
+        stems
+            .iter()
+            .map(|stem| self.interner.intern(stem))
+            .collect()
+    }
+
+    /// Runs `f` with this thread's own analyzer, which keeps its memos
+    /// from call to call (the pages a thread analyzes share most of their
+    /// vocabulary); its ids mean nothing outside it, so hand its terms on
+    /// as [`Stems`]. Started anew once it holds [`THREAD_ANALYZER_MAX`]
+    /// terms, so that its memory does not grow with the crawl.
+    pub fn with_thread_analyzer<R>(f: impl FnOnce(&mut Analyzer) -> R) -> R {
+        THREAD_ANALYZER.with_borrow_mut(|analyzer| {
+            if analyzer.num_terms() >= THREAD_ANALYZER_MAX {
+                *analyzer = Analyzer::new();
+            }
+            f(analyzer)
+        })
+    }
+
     /// Number of distinct terms given out so far (ids are `0..num_terms`).
     pub(crate) fn num_terms(&self) -> usize {
         self.interner.terms.len()
     }
 }
 
+/// Stems in a list of their own, detached from the [`Analyzer`] that made
+/// them ([`Analyzer::stems`], [`Analyzer::adopt`]).
+#[derive(Debug, Default, Clone)]
+pub struct Stems {
+    text: String,
+    /// Where each stem ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Stems {
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| self.text.get(start..end).unwrap_or(""))
+    }
+}
+
+/// Most terms a thread's own analyzer holds before it starts anew
+/// ([`Analyzer::with_thread_analyzer`]): ≈ 150 bytes a term with its memo
+/// entries, so ≈ 10 MB per thread at the most.
+const THREAD_ANALYZER_MAX: usize = 1 << 16;
+
 /// Most stems a thread keeps per language in its cache (see [`STEMS`]):
 /// ≈ 100 bytes an entry, so ≈ 6.5 MB per language in use at the most.
 const STEM_CACHE_MAX: usize = 1 << 16;
 
 thread_local! {
+    /// [`Analyzer::with_thread_analyzer`]'s analyzer.
+    static THREAD_ANALYZER: RefCell<Analyzer> = RefCell::new(Analyzer::new());
+
     /// The stems this thread has computed, per language (by
     /// [`Language::index`]). An analyzer's memo serves one site and starts
     /// empty, but the sites one thread goes through share most of their

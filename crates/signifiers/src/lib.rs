@@ -76,6 +76,6 @@ mod analyzer;
 mod language;
 mod tfidf;
 
-pub use analyzer::{is_cjk, keep as keep_token, Analyzer, TermId, MAX_TOKEN_CHARS};
+pub use analyzer::{is_cjk, keep as keep_token, Analyzer, Stems, TermId, MAX_TOKEN_CHARS};
 pub use language::{detect_language, Language};
 pub use tfidf::top_k_tfidf;

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, TermId};
+use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, TermId};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpora/big9");
 
@@ -154,4 +154,51 @@ fn big9_signifiers_same_on_any_thread_and_order() {
         let p: Vec<_> = p.iter().map(|(top, _)| top).collect();
         assert_eq!(s, p);
     }
+}
+
+/// Ids renumbered 0, 1, … by first appearance, and the old id of each new one
+/// (what `NodeTerms::renumber` does for a page).
+fn renumber(ids: &[TermId]) -> (Vec<usize>, Vec<TermId>) {
+    let mut order: Vec<TermId> = Vec::new();
+    let renumbered = ids
+        .iter()
+        .map(|id| match order.iter().position(|o| o == id) {
+            Some(n) => n,
+            None => {
+                order.push(*id);
+                order.len() - 1
+            }
+        })
+        .collect();
+    (renumbered, order)
+}
+
+#[test]
+fn pages_analyzed_apart_and_adopted_in_order_get_one_analyzers_ids() {
+    let corpus = read_corpus();
+    let langs: Vec<Language> = corpus
+        .iter()
+        .map(|p| detect_language(Some(&p.lang), &p.gold))
+        .collect();
+    // The thread's analyzer first sees the pages backwards, so that its
+    // ids are not the ones a single pass gives.
+    for (page, &lang) in corpus.iter().zip(&langs).rev() {
+        Analyzer::with_thread_analyzer(|a| a.analyze(&page.gold, lang, &mut Vec::new()));
+    }
+    let mut one_pass = Analyzer::new();
+    let mut adopting = Analyzer::new();
+    for (page, &lang) in corpus.iter().zip(&langs) {
+        let mut want = Vec::new();
+        one_pass.analyze(&page.gold, lang, &mut want);
+        let (renumbered, stems) = Analyzer::with_thread_analyzer(|a| {
+            let mut ids = Vec::new();
+            a.analyze(&page.gold, lang, &mut ids);
+            let (renumbered, order) = renumber(&ids);
+            (renumbered, a.stems(order))
+        });
+        let ids = adopting.adopt(&stems);
+        let got: Vec<TermId> = renumbered.iter().map(|&n| ids[n]).collect();
+        assert_eq!(got, want, "{}", page.group);
+    }
+    assert!(corpus.len() >= 100, "{} pages", corpus.len());
 }
