@@ -21,9 +21,9 @@ use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_r
 /// Records are encoded in parallel batches of about this many bytes of
 /// HTML. Bounded memory: the batch being filled, one queued and the one
 /// being written. Small enough that the pool starts decoding soon after
-/// the reading does and finishes soon after it ends (4 MiB left the pool
-/// idle for the first fifth of big9's reading; two-thread big9 runs kept
-/// their cores 85 % busy with 4 MiB, 87 % with 1 MiB).
+/// the reading does and finishes soon after it ends (4 MiB left it idle
+/// for the first fifth of big9's reading), and holds less (two-thread big9
+/// runs peaked at 47 MB with 4 MiB, 42 MB with 1 MiB).
 const BATCH_BYTES: usize = 1 << 20;
 
 #[derive(clap::Args)]
