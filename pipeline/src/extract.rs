@@ -226,41 +226,36 @@ pub fn extract_bucket(
                     Ok(out)
                 };
                 let records = |(_, entries): &(String, Vec<Entry>)| entries.len();
-                for_each_ordered(
-                    &sites,
-                    budget,
-                    records,
-                    work,
-                    |out: std::io::Result<SiteOutput>| {
-                        let mut out = out?;
-                        out.articles.sort_by(article_order);
-                        for a in &out.articles {
-                            write_line(articles, a)?;
+                let write_site = |out: std::io::Result<SiteOutput>| {
+                    let mut out = out?;
+                    out.articles.sort_by(article_order);
+                    for a in &out.articles {
+                        write_line(articles, a)?;
+                    }
+                    marker.articles += out.articles.len() as u64;
+                    marker.by_wrapper +=
+                        out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
+                    out.wrappers.sort_by(wrapper_order);
+                    for w in &out.wrappers {
+                        // Equal keys: tonight's first, as a stable sort of
+                        // tonight's followed by the carried ones.
+                        while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
+                            write_line(wrappers, &c)?;
+                            marker.wrappers += 1;
                         }
-                        marker.articles += out.articles.len() as u64;
-                        marker.by_wrapper +=
-                            out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
-                        out.wrappers.sort_by(wrapper_order);
-                        for w in &out.wrappers {
-                            // Equal keys: tonight's first, as a stable sort of
-                            // tonight's followed by the carried ones.
-                            while let Some(c) = carried.next_if(|c| wrapper_order(c, w).is_lt()) {
-                                write_line(wrappers, &c)?;
-                                marker.wrappers += 1;
-                            }
-                            write_line(wrappers, w)?;
-                        }
-                        marker.wrappers += out.wrappers.len() as u64;
-                        out.summary
-                            .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
-                        for row in &out.summary {
-                            summary.serialize(row).map_err(std::io::Error::other)?;
-                        }
-                        marker.clusters += out.summary.len() as u64;
-                        rejects.extend(out.rejects);
-                        Ok(())
-                    },
-                )?;
+                        write_line(wrappers, w)?;
+                    }
+                    marker.wrappers += out.wrappers.len() as u64;
+                    out.summary
+                        .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
+                    for row in &out.summary {
+                        summary.serialize(row).map_err(std::io::Error::other)?;
+                    }
+                    marker.clusters += out.summary.len() as u64;
+                    rejects.extend(out.rejects);
+                    Ok(())
+                };
+                for_each_ordered(&sites, budget, records, work, write_site)?;
                 for c in carried {
                     write_line(wrappers, &c)?;
                     marker.wrappers += 1;

@@ -24,7 +24,8 @@ pub struct TermId(pub u32);
 ///
 /// One `Analyzer` serves the pages of one site (all its clusters) on one
 /// thread; text analyzed elsewhere, by each thread's own analyzer
-/// ([`Analyzer::with_thread_analyzer`]), joins it by [`Analyzer::adopt`]. It owns the term interner (`TermId` → stem), and, per language,
+/// ([`Analyzer::with_thread_analyzer`]), joins it by [`Analyzer::adopt`].
+/// It owns the term interner (`TermId` → stem), and, per language,
 /// built on first use and reused afterwards: the tantivy `TextAnalyzer` (`SimpleTokenizer` →
 /// `LowerCaser` → `StopWordFilter`), the `rust-stemmers` stemmer and a memo
 /// from lowercased surface form to its term (or to nothing when the token is
