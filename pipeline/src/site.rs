@@ -2,8 +2,8 @@
 //! a wrapper per template, extract every page's article.
 //!
 //! Sites are independent, so `run` hands them to rayon; inside a site,
-//! pages are parsed and extracted in parallel, and the template grouping and
-//! each cluster's learning run in the site's task.
+//! pages are parsed and extracted in parallel, the template grouping runs in
+//! the site's task, then its clusters in parallel.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -256,30 +256,41 @@ pub fn process_site(
     let signatures: Vec<Signature> = pages.par_iter().map(|p| Signature::of(&p.doc)).collect();
     let labels = group_templates(&signatures, settings.template_threshold);
     let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
-    // One analyzer for the site: the term ids of every cluster (pages are
-    // analyzed by their threads' analyzers and adopted into it, `learn`),
-    // and the feed items' terms. Term ids are only compared within a
-    // cluster, and results never depend on their values.
-    let mut analyzer = Analyzer::new();
+    // The clusters in parallel (a large site's clusters would otherwise be
+    // learned one after another while the other threads wait), each with an
+    // analyzer of its own: term ids are only compared within a cluster, and
+    // no result depends on their values. Outputs in cluster order.
+    let clusters: Vec<(SiteOutput, Option<usize>)> = (0..groups)
+        .into_par_iter()
+        .map(|g| {
+            let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
+                .iter()
+                .zip(&signatures)
+                .zip(&labels)
+                .filter(|(_, &l)| l == g)
+                .map(|(p, _)| p)
+                .unzip();
+            let cluster = format!("{site}/{g}");
+            let cluster = ClusterPages {
+                site,
+                cluster: &cluster,
+                pages: &members,
+                signatures: &member_sigs,
+                site_docs: &site_docs,
+            };
+            let mut part = SiteOutput::default();
+            let claimed = process_cluster(&cluster, settings, &mut Analyzer::new(), &mut part);
+            (part, claimed)
+        })
+        .collect();
     // Saved wrappers that tonight's wrappers replace or reuse.
     let mut claimed = BTreeSet::new();
-    for g in 0..groups {
-        let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
-            .iter()
-            .zip(&signatures)
-            .zip(&labels)
-            .filter(|(_, &l)| l == g)
-            .map(|(p, _)| p)
-            .unzip();
-        let cluster = format!("{site}/{g}");
-        let cluster = ClusterPages {
-            site,
-            cluster: &cluster,
-            pages: &members,
-            signatures: &member_sigs,
-            site_docs: &site_docs,
-        };
-        claimed.extend(process_cluster(&cluster, settings, &mut analyzer, &mut out));
+    for (part, reused) in clusters {
+        out.articles.extend(part.articles);
+        out.wrappers.extend(part.wrappers);
+        out.summary.extend(part.summary);
+        out.rejects.extend(part.rejects);
+        claimed.extend(reused);
     }
     // The site's other saved wrappers go on unchanged (docs/wrappers.md).
     if let Some(reuse) = &settings.reuse {
