@@ -576,7 +576,7 @@ fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
 fn learn(pages: &[&Page<'_>], settings: &SiteSettings, analyzer: &mut Analyzer) -> Option<Wrapper> {
     // The pages are analyzed in parallel (else this is a large site's
     // longest serial step), each by its thread's analyzer, then take the
-    // site analyzer's ids page after page: the ids one pass would give.
+    // cluster analyzer's ids page after page: the ids one pass would give.
     let analyzed: Vec<(NodeTerms, Stems)> = pages
         .par_iter()
         .map(|p| {
