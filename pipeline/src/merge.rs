@@ -75,27 +75,35 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let ctx = || format!("cannot write into {}", out.display());
     canopy_output::success::begin(out).with_context(ctx)?;
-    write_atomic(out, "articles.jsonl", |w| {
-        merge_jsonl(&files("articles.jsonl"), article_key, w).map(drop)
-    })
-    .with_context(ctx)?;
-    write_atomic(out, "wrappers.jsonl", |w| {
-        merge_jsonl(&files("wrappers.jsonl"), wrapper_key, w).map(drop)
-    })
-    .with_context(ctx)?;
-    write_atomic(out, "summary.csv", |w| {
-        merge_csv(&files("summary.csv"), 2, w).map(drop)
-    })
-    .with_context(ctx)?;
     // The ranks' (ingest) and the buckets' (time budget) rejects.
     let rejects: Vec<PathBuf> = (0..layout.world_size)
         .map(|r| work.join("rejects").join(format!("rank-{r:05}.jsonl")))
         .chain(files("rejects.jsonl"))
         .collect();
-    write_atomic(out, "rejects.jsonl", |w| {
-        merge_jsonl(&rejects, reject_key, w).map(drop)
-    })
-    .with_context(ctx)?;
+    // `articles.jsonl`, most of the bytes, on this thread while another
+    // merges the three smaller files: the end of a run is serial otherwise.
+    let (articles, others) = std::thread::scope(|scope| {
+        let others = scope.spawn(|| -> std::io::Result<()> {
+            write_atomic(out, "wrappers.jsonl", |w| {
+                merge_jsonl(&files("wrappers.jsonl"), wrapper_key, w).map(drop)
+            })?;
+            write_atomic(out, "summary.csv", |w| {
+                merge_csv(&files("summary.csv"), 2, w).map(drop)
+            })?;
+            write_atomic(out, "rejects.jsonl", |w| {
+                merge_jsonl(&rejects, reject_key, w).map(drop)
+            })
+        });
+        let articles = write_atomic(out, "articles.jsonl", |w| {
+            merge_jsonl(&files("articles.jsonl"), article_key, w).map(drop)
+        });
+        let others = others
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (articles, others)
+    });
+    articles.with_context(ctx)?;
+    others.with_context(ctx)?;
     Ok(stats)
 }
 

@@ -6,7 +6,8 @@
 //!    page records and feed items to per-site buckets ([`crate::partition`])
 //! 2. extract every bucket (rayon across buckets and, inside, across sites):
 //!    parse, cluster by template, learn a Forest wrapper per cluster,
-//!    extract each page ([`crate::extract`], [`crate::site`])
+//!    extract each page ([`crate::extract`], [`crate::site`]); in a work
+//!    folder of the run's own, a bucket's pages are deleted once extracted
 //! 3. merge the buckets' sorted outputs into `articles.jsonl`,
 //!    `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`, each written
 //!    atomically ([`crate::merge`])
@@ -123,6 +124,7 @@ pub fn run_all(
     // A work folder of our own is scratch, removed at the end: no fsyncs
     // (about 400 of them, seconds on a busy disk). A given one is kept for
     // reruns, so its files are synced like the scale-out steps'.
+    let scratch = work.is_none();
     let temp;
     let (work, durability) = match work {
         Some(w) => (w, Durability::Synced),
@@ -155,12 +157,22 @@ pub fn run_all(
     let mut settings = SiteSettings::new(config, method)?;
     settings.reuse = reuse;
     let bar = progress_bar(0, "sites");
-    for k in 0..rank.buckets {
-        let dir = canopy_buckets::bucket_out_dir(&extracted, k);
-        crate::extract::extract_bucket(work, k, &dir, &settings, durability, &bar)?;
-    }
-    bar.finish_and_clear();
-    let stats = crate::merge::merge(work, &extracted, out_dir)?;
+    let stats = std::thread::scope(|scope| {
+        for k in 0..rank.buckets {
+            let dir = canopy_buckets::bucket_out_dir(&extracted, k);
+            crate::extract::extract_bucket(work, k, &dir, &settings, durability, &bar)?;
+            // In a work folder of our own, a bucket's pages are not read
+            // again: their disk space is freed as the run goes, on a thread
+            // of its own while the next bucket (or the merge) runs. What
+            // this misses, the folder's removal at the end gets.
+            if scratch {
+                let pages = canopy_buckets::bucket_dir(work, k);
+                scope.spawn(move || std::fs::remove_dir_all(pages));
+            }
+        }
+        bar.finish_and_clear();
+        crate::merge::merge(work, &extracted, out_dir)
+    })?;
     Ok((stats, start.elapsed().as_secs_f64()))
 }
 

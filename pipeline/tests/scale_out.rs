@@ -193,3 +193,56 @@ fn extract_and_merge_refuse_an_unfinished_partition() {
     assert_eq!(early.status.code(), Some(2));
     assert!(!out.join("articles.jsonl").exists());
 }
+
+#[test]
+fn run_frees_its_own_work_folder_but_keeps_a_given_one() {
+    let warc = big9().join("big9.warc.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let (own, given, work) = (
+        tmp.path().join("own"),
+        tmp.path().join("given"),
+        tmp.path().join("work"),
+    );
+    ok(canopy(&["run", s(&warc), "--out", s(&own)]));
+    ok(canopy(&[
+        "run",
+        s(&warc),
+        "--out",
+        s(&given),
+        "--work",
+        s(&work),
+    ]));
+    // `run` removes each bucket's pages once extracted, but only from its
+    // own scratch folder: a given one is kept whole for reruns.
+    let pages: Vec<PathBuf> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("bucket-")
+        })
+        .flat_map(|bucket| {
+            std::fs::read_dir(bucket)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+        })
+        .filter(|f| f.extension().is_some_and(|x| x == "data"))
+        .collect();
+    assert!(!pages.is_empty(), "the given work folder keeps its pages");
+    assert!(
+        !std::fs::read_dir(&own).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".work")),
+        "run's own work folder is removed"
+    );
+    for file in ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"] {
+        assert!(
+            std::fs::read(own.join(file)).unwrap() == std::fs::read(given.join(file)).unwrap(),
+            "{file} differs with a given work folder"
+        );
+    }
+}
