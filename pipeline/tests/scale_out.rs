@@ -50,6 +50,16 @@ fn summary_without_time(path: &Path) -> Vec<Vec<String>> {
     rows
 }
 
+/// Whether `out` holds a `.work-*` folder (`run`'s temporary one).
+fn has_work_folder(out: &Path) -> bool {
+    std::fs::read_dir(out).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".work")
+    })
+}
+
 fn partition(inputs: &[&str], work: &Path, rank: u32, world: u32, buckets: u32) -> Output {
     let (rank, world, buckets) = (rank.to_string(), world.to_string(), buckets.to_string());
     let mut args = vec!["partition"];
@@ -101,11 +111,7 @@ fn three_ranks_extract_and_merge_equal_one_run_on_big9() {
     run_args.extend_from_slice(&["--out", s(&single), "--signifiers", "feeds"]);
     ok(canopy(&run_args));
     assert!(
-        !std::fs::read_dir(&single).unwrap().any(|e| e
-            .unwrap()
-            .file_name()
-            .to_string_lossy()
-            .starts_with(".work")),
+        !has_work_folder(&single),
         "run's temporary work folder is removed"
     );
 
@@ -231,14 +237,7 @@ fn run_frees_its_own_work_folder_but_keeps_a_given_one() {
         .filter(|f| f.extension().is_some_and(|x| x == "data"))
         .collect();
     assert!(!pages.is_empty(), "the given work folder keeps its pages");
-    assert!(
-        !std::fs::read_dir(&own).unwrap().any(|e| e
-            .unwrap()
-            .file_name()
-            .to_string_lossy()
-            .starts_with(".work")),
-        "run's own work folder is removed"
-    );
+    assert!(!has_work_folder(&own), "run's own work folder is removed");
     for file in ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"] {
         assert!(
             std::fs::read(own.join(file)).unwrap() == std::fs::read(given.join(file)).unwrap(),
