@@ -22,14 +22,15 @@ pub struct TermId(pub u32);
 
 /// Turns text into term ids.
 ///
-/// One `Analyzer` serves the pages of one site (all its clusters) on one
-/// thread; text analyzed elsewhere, by each thread's own analyzer
-/// ([`Analyzer::with_thread_analyzer`]), joins it by [`Analyzer::adopt`].
+/// One `Analyzer` gives the term ids of one template cluster (the pipeline
+/// learns each cluster with its own); text analyzed elsewhere, by each
+/// thread's own analyzer ([`Analyzer::with_thread_analyzer`]), joins it by
+/// [`Analyzer::adopt`].
 /// It owns the term interner (`TermId` → stem), and, per language,
 /// built on first use and reused afterwards: the tantivy `TextAnalyzer` (`SimpleTokenizer` →
 /// `LowerCaser` → `StopWordFilter`), the `rust-stemmers` stemmer and a memo
 /// from lowercased surface form to its term (or to nothing when the token is
-/// dropped). The memo grows with the vocabulary of the site. A memoised
+/// dropped). The memo grows with the vocabulary analyzed. A memoised
 /// token costs one hash lookup and no allocation; the stems themselves are
 /// also cached per thread, across analyzers ([`STEMS`]).
 ///
@@ -217,9 +218,9 @@ thread_local! {
     static THREAD_ANALYZER: RefCell<Analyzer> = RefCell::new(Analyzer::new());
 
     /// The stems this thread has computed, per language (by
-    /// [`Language::index`]). An analyzer's memo serves one site and starts
-    /// empty, but the sites one thread goes through share most of their
-    /// vocabulary, and stemming is the costliest step of a token's first
+    /// [`Language::index`]). An analyzer's memo serves one analyzer and
+    /// starts empty, but the pages one thread goes through share most of
+    /// their vocabulary, and stemming is the costliest step of a token's first
     /// sight. A stem depends only on the token and the language, so what the
     /// cache holds never changes a result. Emptied when it reaches
     /// [`STEM_CACHE_MAX`] entries, so that its memory does not grow with the
