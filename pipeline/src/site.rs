@@ -257,9 +257,8 @@ pub fn process_site(
     let labels = group_templates(&signatures, settings.template_threshold);
     let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
     // The clusters in parallel (a large site's clusters would otherwise be
-    // learned one after another while the other threads wait), each with an
-    // analyzer of its own: term ids are only compared within a cluster, and
-    // no result depends on their values. Outputs in cluster order.
+    // learned one after another while the other threads wait); each learns
+    // with an analyzer of its own (`learn`). Outputs in cluster order.
     let clusters: Vec<(SiteOutput, Option<usize>)> = (0..groups)
         .into_par_iter()
         .map(|g| {
@@ -279,7 +278,7 @@ pub fn process_site(
                 site_docs: &site_docs,
             };
             let mut part = SiteOutput::default();
-            let claimed = process_cluster(&cluster, settings, &mut Analyzer::new(), &mut part);
+            let claimed = process_cluster(&cluster, settings, &mut part);
             (part, claimed)
         })
         .collect();
@@ -351,12 +350,7 @@ fn text_quality(pages: usize, texts: &[String]) -> canopy_types::WrapperQuality 
 
 /// Reuse a saved wrapper if one fits and has not drifted; else learn one
 /// (two pages or more, unless extracting only).
-fn choose_wrapper(
-    c: &ClusterPages<'_, '_>,
-    residue: &Residue,
-    settings: &SiteSettings,
-    analyzer: &mut Analyzer,
-) -> Chosen {
+fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSettings) -> Chosen {
     let mut status = WrapperStatus::New;
     let mut candidate = None;
     if let Some(reuse) = &settings.reuse {
@@ -407,7 +401,6 @@ fn choose_wrapper(
         learn(
             &learning_sample(c.pages, settings.max_learn_pages),
             settings,
-            analyzer,
         )
     } else {
         None
@@ -457,7 +450,6 @@ fn choose_wrapper(
 fn process_cluster(
     c: &ClusterPages<'_, '_>,
     settings: &SiteSettings,
-    analyzer: &mut Analyzer,
     out: &mut SiteOutput,
 ) -> Option<usize> {
     let (site, cluster, pages, site_docs) = (c.site, c.cluster, c.pages, c.site_docs);
@@ -465,7 +457,7 @@ fn process_cluster(
     let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
     let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
     let residue = Residue::learn(&docs);
-    let chosen = choose_wrapper(c, &residue, settings, analyzer);
+    let chosen = choose_wrapper(c, &residue, settings);
     let wrapper = chosen.wrapper;
 
     // Each page's article, in parallel (a large site's pages would
@@ -573,7 +565,10 @@ fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
 /// ranking.
-fn learn(pages: &[&Page<'_>], settings: &SiteSettings, analyzer: &mut Analyzer) -> Option<Wrapper> {
+fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
+    // The cluster's own analyzer: term ids are only compared within a
+    // cluster, and no result depends on their values.
+    let mut analyzer = Analyzer::new();
     // The pages are analyzed in parallel (else this is a large site's
     // longest serial step), each by its thread's analyzer, then take the
     // cluster analyzer's ids page after page: the ids one pass would give.
@@ -612,13 +607,13 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings, analyzer: &mut Analyzer) 
         })
         .collect();
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
-    let mut tfidf = top_k_tfidf(&bag_refs, analyzer, settings.top_k);
+    let mut tfidf = top_k_tfidf(&bag_refs, &analyzer, settings.top_k);
     // A page all of whose terms occur on every sibling (a duplicate, or a
     // near-empty page) has no tf-idf signifier; rank its terms by tf alone,
     // as for a single page.
     for (ranked, bag) in tfidf.iter_mut().zip(&bag_refs) {
         if ranked.is_empty() {
-            *ranked = top_k_tfidf(&[bag], analyzer, settings.top_k).remove(0);
+            *ranked = top_k_tfidf(&[bag], &analyzer, settings.top_k).remove(0);
         }
     }
     let signifiers: Vec<Vec<(u32, f64)>> = pages
@@ -628,7 +623,7 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings, analyzer: &mut Analyzer) 
             let ranked: Vec<(u32, f64)> = ranked.into_iter().map(|(t, w)| (t.0, w)).collect();
             match (settings.signifiers, p.feed) {
                 (SignifierSource::Feeds, Some(item)) => {
-                    let mut sigs = feed_signifiers(analyzer, item, p.lang);
+                    let mut sigs = feed_signifiers(&mut analyzer, item, p.lang);
                     // A feed item that is only a title gives too few terms to
                     // locate the article (forest.md §4: below 5 signifiers
                     // precision drops): top up to k with tf-idf terms.
