@@ -16,6 +16,7 @@ use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
 use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
 use indicatif::ProgressBar;
 
+use crate::backlog::Backlog;
 use crate::config::Config;
 use crate::method::Method;
 use crate::reuse::Reuse;
@@ -79,19 +80,22 @@ const AHEAD_RECORDS_PER_THREAD: usize = 64;
 /// started while the items started but not yet handed on weigh at most
 /// `budget` in all (`weight`; an item alone may weigh more), so memory
 /// holds that many results, not all of them, and no worker waits for a
-/// slow item (a window with a barrier would). Called from inside the pool,
-/// where blocking would take a worker away, it runs the items one after
-/// another.
+/// slow item (a window with a barrier would). `work` also gets the
+/// [`Backlog`] of items handed to the pool and not yet begun, which its
+/// own parallel loops follow. Called from inside the pool, where blocking
+/// would take a worker away, it runs the items one after another.
 fn for_each_ordered<T: Sync, R: Send>(
     items: &[T],
     budget: usize,
     weight: impl Fn(&T) -> usize,
-    work: impl Fn(&T) -> R + Sync,
+    work: impl Fn(&T, &Backlog) -> R + Sync,
     mut sink: impl FnMut(R) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let backlog = Backlog::default();
     if rayon::current_thread_index().is_some() {
-        return items.iter().try_for_each(|item| sink(work(item)));
+        return items.iter().try_for_each(|item| sink(work(item, &backlog)));
     }
+    let backlog = &backlog;
     rayon::in_place_scope(|scope| {
         // A task that panics still sends (its panic), so that this thread
         // does not wait for it forever; the panic goes on from here.
@@ -99,9 +103,12 @@ fn for_each_ordered<T: Sync, R: Send>(
         let work = &work;
         let start = |i: usize| {
             let sender = sender.clone();
+            backlog.queued();
             scope.spawn(move |_| {
-                let result =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&items[i])));
+                backlog.started();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    work(&items[i], backlog)
+                }));
                 // The receiver is gone only when the sink failed.
                 let _ = sender.send((i, result));
             });
@@ -218,10 +225,10 @@ pub fn extract_bucket(
                 let mut summary = csv::Writer::from_writer(summary);
                 let mut carried = carried.into_iter().peekable();
                 let budget = AHEAD_RECORDS_PER_THREAD * rayon::current_num_threads();
-                let work = |(site, entries): &(String, Vec<Entry>)| {
+                let work = |(site, entries): &(String, Vec<Entry>), backlog: &Backlog| {
                     let (pages, feeds) = site_input(reader.load(entries)?);
                     let refs: Vec<&PageRecord> = pages.iter().collect();
-                    let out = process_site(site, &refs, &feeds, settings);
+                    let out = process_site(site, &refs, &feeds, settings, backlog);
                     progress.inc(1);
                     Ok(out)
                 };
@@ -362,7 +369,7 @@ mod tests {
             &items,
             8,
             |_| 1,
-            |&i| {
+            |&i, _| {
                 // Uneven work, so that tasks finish out of order.
                 std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 700));
                 i * 2
@@ -374,6 +381,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seen, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_item_sees_the_items_not_yet_begun() {
+        let items: Vec<u32> = (0..40).collect();
+        let mut others_wait = Vec::new();
+        for_each_ordered(
+            &items,
+            40,
+            |_| 1,
+            |_, backlog| {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                backlog.min_len() == usize::MAX
+            },
+            |waiting| {
+                others_wait.push(waiting);
+                Ok(())
+            },
+        )
+        .unwrap();
+        // The first item ran while the others were queued; the last, once
+        // every other item had begun.
+        assert_eq!((others_wait[0], others_wait[39]), (true, false));
     }
 
     #[test]
@@ -391,7 +421,7 @@ mod tests {
             &items,
             16,
             |&(_, w)| w,
-            |&(i, w)| {
+            |&(i, w), _| {
                 // Begun and not yet handed on, this item included.
                 let ahead = begun.fetch_add(w, SeqCst) + w - handed_on.load(SeqCst);
                 widest.fetch_max(ahead, SeqCst);
@@ -420,7 +450,7 @@ mod tests {
             &items,
             4,
             |_| 1,
-            |&i| i,
+            |&i, _| i,
             |i| {
                 seen += 1;
                 if i == 10 {
@@ -441,7 +471,7 @@ mod tests {
                 &items,
                 4,
                 |_| 1,
-                |&i| {
+                |&i, _| {
                     assert_ne!(i, 17, "item 17");
                     i
                 },

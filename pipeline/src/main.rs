@@ -5,6 +5,7 @@
 //! Exit codes: 0 all records used, 1 done but some records were rejected
 //! (see `rejects.jsonl`), 2 bad usage or an unusable output directory.
 
+mod backlog;
 mod config;
 mod eval;
 mod extract;

@@ -21,6 +21,7 @@ use canopy_render::CleanTree;
 use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, Stems, TermId};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
+use crate::backlog::Backlog;
 use crate::config::{Config, Format, SignifierSource};
 use crate::fallback;
 use crate::method::{Method, PageMethod};
@@ -179,14 +180,17 @@ pub fn process_site(
     records: &[&PageRecord],
     feeds: &HashMap<String, FeedItem>,
     settings: &SiteSettings,
+    backlog: &Backlog,
 ) -> SiteOutput {
     // Parsing is most of the work (docs/performance.md): a site's pages are
-    // parsed in parallel. A `Document` owns plain data (interned names,
-    // strings), so it moves to the site's task once built.
+    // parsed in parallel when no other site waits (`Backlog`). A `Document`
+    // owns plain data (interned names, strings), so it moves to the site's
+    // task once built.
     // A page whose parse passes its budget is rejected here and takes no
     // part in clustering or learning; the rest of the site goes on.
     let parsed: Vec<Result<Page<'_>, Box<Reject>>> = records
         .par_iter()
+        .with_min_len(backlog.min_len())
         .map(|record| {
             let start = Instant::now();
             let deadline = Deadline::after(settings.page_budget);
@@ -253,7 +257,11 @@ pub fn process_site(
         return out;
     }
 
-    let signatures: Vec<Signature> = pages.par_iter().map(|p| Signature::of(&p.doc)).collect();
+    let signatures: Vec<Signature> = pages
+        .par_iter()
+        .with_min_len(backlog.min_len())
+        .map(|p| Signature::of(&p.doc))
+        .collect();
     let labels = group_templates(&signatures, settings.template_threshold);
     let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
     // The clusters in parallel (a large site's clusters would otherwise be
@@ -261,6 +269,7 @@ pub fn process_site(
     // with an analyzer of its own (`learn`). Outputs in cluster order.
     let clusters: Vec<(SiteOutput, Option<usize>)> = (0..groups)
         .into_par_iter()
+        .with_min_len(backlog.min_len())
         .map(|g| {
             let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
                 .iter()
@@ -276,6 +285,7 @@ pub fn process_site(
                 pages: &members,
                 signatures: &member_sigs,
                 site_docs: &site_docs,
+                backlog,
             };
             let mut part = SiteOutput::default();
             let claimed = process_cluster(&cluster, settings, &mut part);
@@ -309,6 +319,7 @@ struct ClusterPages<'a, 'p> {
     pages: &'a [&'a Page<'p>],
     signatures: &'a [&'a Signature],
     site_docs: &'a [&'a Document],
+    backlog: &'a Backlog,
 }
 
 /// The wrapper a cluster's pages are extracted with, and its texts.
@@ -323,15 +334,16 @@ struct Chosen {
     claimed: Option<usize>,
 }
 
-/// The cleaned text `wrapper` selects on each page.
+/// The cleaned text `wrapper` selects on each page of the cluster.
 fn wrapper_texts(
     wrapper: Option<&Wrapper>,
-    pages: &[&Page<'_>],
+    c: &ClusterPages<'_, '_>,
     residue: &Residue,
     settings: &SiteSettings,
 ) -> Vec<String> {
-    pages
+    c.pages
         .par_iter()
+        .with_min_len(c.backlog.min_len())
         .map(|page| {
             let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
             clean_text(&page.doc, &nodes, residue, &settings.clean)
@@ -371,7 +383,7 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
                     relevance: saved.record.relevance,
                     dfs: Vec::new(),
                 };
-                let texts = wrapper_texts(Some(&wrapper), c.pages, residue, settings);
+                let texts = wrapper_texts(Some(&wrapper), c, residue, settings);
                 let now = text_quality(c.pages.len(), &texts);
                 if canopy_reuse::check_drift(&saved.record.quality, &now, &reuse.thresholds)
                     .is_none()
@@ -401,11 +413,12 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
         learn(
             &learning_sample(c.pages, settings.max_learn_pages),
             settings,
+            c.backlog,
         )
     } else {
         None
     };
-    let texts = wrapper_texts(wrapper.as_ref(), c.pages, residue, settings);
+    let texts = wrapper_texts(wrapper.as_ref(), c, residue, settings);
     let Some(w) = wrapper else {
         return Chosen {
             wrapper: None,
@@ -464,6 +477,7 @@ fn process_cluster(
     // otherwise be extracted by one thread while the others wait).
     let extracted: Vec<Result<(Article, bool), Box<Reject>>> = pages
         .par_iter()
+        .with_min_len(c.backlog.min_len())
         .zip(chosen.texts)
         .map(|(page, text)| {
             // Checked between the steps of the page's extraction (wrapper,
@@ -565,7 +579,7 @@ fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
 /// ranking.
-fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
+fn learn(pages: &[&Page<'_>], settings: &SiteSettings, backlog: &Backlog) -> Option<Wrapper> {
     // The cluster's own analyzer: term ids are only compared within a
     // cluster, and no result depends on their values.
     let mut analyzer = Analyzer::new();
@@ -574,6 +588,7 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings) -> Option<Wrapper> {
     // cluster analyzer's ids page after page: the ids one pass would give.
     let analyzed: Vec<(NodeTerms, Stems)> = pages
         .par_iter()
+        .with_min_len(backlog.min_len())
         .map(|p| {
             Analyzer::with_thread_analyzer(|thread_analyzer| {
                 let mut buf: Vec<TermId> = Vec::new();
