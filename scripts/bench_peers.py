@@ -141,11 +141,11 @@ def cmd_table(args):
             if c != corpus:
                 continue
             print(f"| {c} | {label} (whole process) | {s['pages']} | {s['mb']:.1f} | {s['n']} "
-                  f"| {s['wall']:.2f} | {s['pages'] / s['wall']:.1f} | {s['mb'] / s['wall']:.2f} "
+                  f"| {s['wall']:.3f} | {s['pages'] / s['wall']:.1f} | {s['mb'] / s['wall']:.2f} "
                   f"| {s['cpu']:.2f} | {s['pages'] / s['cpu']:.1f} | {s['rss']:.0f} |")
             if s["ext"] is not None:
                 print(f"| {c} | {label} (parse + extract only) | {s['pages']} | {s['mb']:.1f} "
-                      f"| {s['n']} | {s['ext']:.2f} | {s['pages'] / s['ext']:.1f} "
+                      f"| {s['n']} | {s['ext']:.3f} | {s['pages'] / s['ext']:.1f} "
                       f"| {s['mb'] / s['ext']:.2f} | – | – | – |")
 
     def pps(corpus, label, extract_only=False):
@@ -231,7 +231,7 @@ def cmd_table(args):
     print("Wall seconds of every repetition (sorted):")
     print()
     for (c, label), s in stats.items():
-        print(f"- {c} / {label}: " + ", ".join(f"{w:.2f}" for w in s["walls"]))
+        print(f"- {c} / {label}: " + ", ".join(f"{w:.3f}" for w in s["walls"]))
 
 
 def main():
