@@ -42,6 +42,7 @@ pub struct DomConfig {
 #[serde(deny_unknown_fields)]
 pub struct ClusterConfig {
     pub template_threshold: f64,
+    pub max_group_pages: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]

@@ -227,8 +227,7 @@ pub fn extract_bucket(
                 let budget = AHEAD_RECORDS_PER_THREAD * rayon::current_num_threads();
                 let work = |(site, entries): &(String, Vec<Entry>), backlog: &Backlog| {
                     let (pages, feeds) = site_input(reader.load(entries)?);
-                    let refs: Vec<&PageRecord> = pages.iter().collect();
-                    let out = process_site(site, &refs, &feeds, settings, backlog);
+                    let out = process_site(site, pages, &feeds, settings, backlog);
                     progress.inc(1);
                     Ok(out)
                 };
@@ -393,7 +392,7 @@ mod tests {
             |_| 1,
             |_, backlog| {
                 std::thread::sleep(std::time::Duration::from_millis(1));
-                backlog.min_len() == usize::MAX
+                backlog.others_wait()
             },
             |waiting| {
                 others_wait.push(waiting);

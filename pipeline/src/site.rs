@@ -7,11 +7,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-
-use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
-use canopy_cluster::{group_templates, Signature};
+use canopy_cluster::{group_site_templates, Signature};
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Kept, Residue, TextCounts};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
@@ -58,6 +56,9 @@ pub struct SiteSettings {
     pub dom: DomOptions,
     pub forest: ForestOptions,
     pub template_threshold: f64,
+    /// Most pages of a site grouped exactly (0: all); see
+    /// [`canopy_cluster::group_site_templates`].
+    pub max_group_pages: usize,
     /// Most pages a wrapper is learned from (0: all); see [`learning_sample`].
     pub max_learn_pages: usize,
     pub top_k: usize,
@@ -116,6 +117,7 @@ impl SiteSettings {
                 untyped: config.forest.untyped,
             },
             template_threshold: config.cluster.template_threshold,
+            max_group_pages: config.cluster.max_group_pages,
             max_learn_pages: config.forest.max_learn_pages,
             top_k: config.signifiers.top_k,
             signifiers,
@@ -177,7 +179,7 @@ impl SiteSettings {
 /// Processes the pages of one site (sorted by URL by the caller).
 pub fn process_site(
     site: &str,
-    records: &[&PageRecord],
+    records: Vec<PageRecord>,
     feeds: &HashMap<String, FeedItem>,
     settings: &SiteSettings,
     backlog: &Backlog,
@@ -188,13 +190,17 @@ pub fn process_site(
     // task once built.
     // A page whose parse passes its budget is rejected here and takes no
     // part in clustering or learning; the rest of the site goes on.
-    let parsed: Vec<Result<Page<'_>, Box<Reject>>> = records
-        .par_iter()
-        .with_min_len(backlog.min_len())
-        .map(|record| {
+    // A page's HTML is read by its parse alone, and freed once parsed: a
+    // site holds its DOMs, not its DOMs and its HTML.
+    let (html, records): (Vec<String>, Vec<PageRecord>) = records
+        .into_iter()
+        .map(|mut record| (std::mem::take(&mut record.html), record))
+        .unzip();
+    let parsed: Vec<Result<Page<'_>, Box<Reject>>> =
+        backlog.map(records.iter().zip(html), |(record, html)| {
             let start = Instant::now();
             let deadline = Deadline::after(settings.page_budget);
-            let doc = Document::parse_within(&record.html, &settings.dom, deadline)
+            let doc = Document::parse_within(&html, &settings.dom, deadline)
                 .map_err(|over| Box::new(settings.budget_reject(record, &over.to_string())))?;
             // The first 2000 characters of the body's text, without
             // concatenating all of it first.
@@ -212,8 +218,7 @@ pub fn process_site(
                 feed,
                 spent: start.elapsed(),
             })
-        })
-        .collect();
+        });
     let mut out = SiteOutput::default();
     let mut pages: Vec<Page<'_>> = Vec::with_capacity(parsed.len());
     for page in parsed {
@@ -257,41 +262,37 @@ pub fn process_site(
         return out;
     }
 
-    let signatures: Vec<Signature> = pages
-        .par_iter()
-        .with_min_len(backlog.min_len())
-        .map(|p| Signature::of(&p.doc))
-        .collect();
-    let labels = group_templates(&signatures, settings.template_threshold);
-    let groups = labels.iter().copied().max().map_or(0, |m| m + 1);
+    let signatures: Vec<Signature> = backlog.map(&pages, |p| Signature::of(&p.doc));
+    let labels = group_site_templates(
+        &signatures,
+        settings.template_threshold,
+        settings.max_group_pages,
+    );
+    let groups: Vec<usize> = (0..labels.iter().copied().max().map_or(0, |m| m + 1)).collect();
     // The clusters in parallel (a large site's clusters would otherwise be
     // learned one after another while the other threads wait); each learns
     // with an analyzer of its own (`learn`). Outputs in cluster order.
-    let clusters: Vec<(SiteOutput, Option<usize>)> = (0..groups)
-        .into_par_iter()
-        .with_min_len(backlog.min_len())
-        .map(|g| {
-            let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
-                .iter()
-                .zip(&signatures)
-                .zip(&labels)
-                .filter(|(_, &l)| l == g)
-                .map(|(p, _)| p)
-                .unzip();
-            let cluster = format!("{site}/{g}");
-            let cluster = ClusterPages {
-                site,
-                cluster: &cluster,
-                pages: &members,
-                signatures: &member_sigs,
-                site_docs: &site_docs,
-                backlog,
-            };
-            let mut part = SiteOutput::default();
-            let claimed = process_cluster(&cluster, settings, &mut part);
-            (part, claimed)
-        })
-        .collect();
+    let clusters: Vec<(SiteOutput, Option<usize>)> = backlog.map(&groups, |&g| {
+        let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
+            .iter()
+            .zip(&signatures)
+            .zip(&labels)
+            .filter(|(_, &l)| l == g)
+            .map(|(p, _)| p)
+            .unzip();
+        let cluster = format!("{site}/{g}");
+        let cluster = ClusterPages {
+            site,
+            cluster: &cluster,
+            pages: &members,
+            signatures: &member_sigs,
+            site_docs: &site_docs,
+            backlog,
+        };
+        let mut part = SiteOutput::default();
+        let claimed = process_cluster(&cluster, settings, &mut part);
+        (part, claimed)
+    });
     // Saved wrappers that tonight's wrappers replace or reuse.
     let mut claimed = BTreeSet::new();
     for (part, reused) in clusters {
@@ -341,14 +342,10 @@ fn wrapper_texts(
     residue: &Residue,
     settings: &SiteSettings,
 ) -> Vec<String> {
-    c.pages
-        .par_iter()
-        .with_min_len(c.backlog.min_len())
-        .map(|page| {
-            let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
-            clean_text(&page.doc, &nodes, residue, &settings.clean)
-        })
-        .collect()
+    c.backlog.map(c.pages, |page| {
+        let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
+        clean_text(&page.doc, &nodes, residue, &settings.clean)
+    })
 }
 
 fn text_quality(pages: usize, texts: &[String]) -> canopy_types::WrapperQuality {
@@ -475,11 +472,9 @@ fn process_cluster(
 
     // Each page's article, in parallel (a large site's pages would
     // otherwise be extracted by one thread while the others wait).
-    let extracted: Vec<Result<(Article, bool), Box<Reject>>> = pages
-        .par_iter()
-        .with_min_len(c.backlog.min_len())
-        .zip(chosen.texts)
-        .map(|(page, text)| {
+    let items: Vec<(&Page<'_>, String)> = pages.iter().copied().zip(chosen.texts).collect();
+    let extracted: Vec<Result<(Article, bool), Box<Reject>>> =
+        c.backlog.map(&items, |(page, text)| {
             // Checked between the steps of the page's extraction (wrapper,
             // then fallback): the extraction methods themselves are not
             // interrupted.
@@ -516,7 +511,7 @@ fn process_cluster(
                 cluster: cluster.to_string(),
                 method: settings.wrapper_method_name().to_string(),
                 wrapper: wrapper.as_ref().and_then(Wrapper::xpath_portable),
-                text: with_title(&title, &text, settings.clean.title_lead),
+                text: with_title(&title, text, settings.clean.title_lead),
                 title,
                 lang: page.lang.code().to_string(),
                 ..Article::default()
@@ -538,8 +533,7 @@ fn process_cluster(
                 render,
             );
             Ok((article, true))
-        })
-        .collect();
+        });
     let mut matched = 0;
     let mut fallbacks = 0;
     for page in extracted {
@@ -586,22 +580,18 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings, backlog: &Backlog) -> Opt
     // The pages are analyzed in parallel (else this is a large site's
     // longest serial step), each by its thread's analyzer, then take the
     // cluster analyzer's ids page after page: the ids one pass would give.
-    let analyzed: Vec<(NodeTerms, Stems)> = pages
-        .par_iter()
-        .with_min_len(backlog.min_len())
-        .map(|p| {
-            Analyzer::with_thread_analyzer(|thread_analyzer| {
-                let mut buf: Vec<TermId> = Vec::new();
-                let mut terms = NodeTerms::build(&p.doc, |text, out| {
-                    buf.clear();
-                    thread_analyzer.analyze(text, p.lang, &mut buf);
-                    out.extend(buf.iter().map(|t| t.0));
-                });
-                let stems = thread_analyzer.stems(terms.renumber().into_iter().map(TermId));
-                (terms, stems)
-            })
+    let analyzed: Vec<(NodeTerms, Stems)> = backlog.map(pages, |p| {
+        Analyzer::with_thread_analyzer(|thread_analyzer| {
+            let mut buf: Vec<TermId> = Vec::new();
+            let mut terms = NodeTerms::build(&p.doc, |text, out| {
+                buf.clear();
+                thread_analyzer.analyze(text, p.lang, &mut buf);
+                out.extend(buf.iter().map(|t| t.0));
+            });
+            let stems = thread_analyzer.stems(terms.renumber().into_iter().map(TermId));
+            (terms, stems)
         })
-        .collect();
+    });
     let terms: Vec<NodeTerms> = analyzed
         .into_iter()
         .map(|(mut terms, stems)| {

@@ -10,11 +10,16 @@
 //!   paths with the ancestors by tag alone (see [`Signature::similarity`]).
 //! - [`group_templates`]: average-linkage agglomerative clustering of a
 //!   site's pages by [`Signature::similarity`], merging while the best pair
-//!   of groups is at least `threshold` similar.
+//!   of groups is at least `threshold` similar. Quadratic in memory and
+//!   cubic in time, so [`group_site_templates`] runs it on a sample of at
+//!   most `max_sample` pages of a large site and assigns the other pages to
+//!   the groups found.
 
+use std::borrow::Borrow;
 use std::hash::Hasher;
 
 use canopy_dom::{Document, NodeData};
+use rayon::prelude::*;
 
 /// The site a URL belongs to: lowercase host without `www.`/`m.` and port.
 /// URLs without a host (or unparsable ones) form the site `""`.
@@ -163,12 +168,12 @@ fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 /// Groups pages by template: returns, for each page, the index of its group.
 /// Groups are numbered by their first page, so the result depends only on
 /// the order of `pages`.
-pub fn group_templates(pages: &[Signature], threshold: f64) -> Vec<usize> {
+pub fn group_templates<S: Borrow<Signature>>(pages: &[S], threshold: f64) -> Vec<usize> {
     let n = pages.len();
     let mut sim = vec![0.0f64; n * n];
     for i in 0..n {
         for j in i + 1..n {
-            let s = pages[i].similarity(&pages[j]);
+            let s = pages[i].borrow().similarity(pages[j].borrow());
             sim[i * n + j] = s;
             sim[j * n + i] = s;
         }
@@ -200,17 +205,130 @@ pub fn group_templates(pages: &[Signature], threshold: f64) -> Vec<usize> {
         }
     }
     let mut label = vec![0; n];
-    let mut order: Vec<(usize, &Vec<usize>)> = groups
-        .iter()
-        .map(|g| (*g.iter().min().unwrap_or(&0), g))
-        .collect();
-    order.sort();
-    for (k, (_, g)) in order.iter().enumerate() {
-        for &i in *g {
+    for (k, g) in groups.iter().enumerate() {
+        for &i in g {
             label[i] = k;
         }
     }
-    label
+    by_first_page(&label)
+}
+
+/// Groups a site's pages by template in bounded time and memory. A site
+/// of at most `max_sample` pages (or any site, when it is 0) is grouped
+/// exactly ([`group_templates`]). A larger one is grouped exactly on
+/// `max_sample` of its pages evenly spaced in page order; every other page
+/// then joins the group it is most like ([`Templates::nearest`]), and the
+/// pages like none are grouped the same way among themselves. Groups are
+/// numbered by their first page; the result depends only on the order of
+/// `pages`, not on the thread count.
+pub fn group_site_templates(pages: &[Signature], threshold: f64, max_sample: usize) -> Vec<usize> {
+    if max_sample == 0 || pages.len() <= max_sample {
+        return group_templates(pages, threshold);
+    }
+    const UNGROUPED: usize = usize::MAX;
+    let mut group = vec![UNGROUPED; pages.len()];
+    let mut groups = 0;
+    let mut left: Vec<usize> = (0..pages.len()).collect();
+    // Each round groups its whole sample, so the rounds end.
+    while !left.is_empty() {
+        let sample = evenly_spaced(&left, max_sample);
+        let signatures: Vec<&Signature> = sample.iter().map(|&i| &pages[i]).collect();
+        let labels = group_templates(&signatures, threshold);
+        for (&i, &l) in sample.iter().zip(&labels) {
+            group[i] = groups + l;
+        }
+        let templates = Templates::new(&signatures, &labels, threshold);
+        let rest: Vec<usize> = left
+            .into_iter()
+            .filter(|&i| group[i] == UNGROUPED)
+            .collect();
+        let nearest: Vec<Option<usize>> = rest
+            .par_iter()
+            .map(|&i| templates.nearest(&pages[i]))
+            .collect();
+        left = Vec::new();
+        for (i, g) in rest.into_iter().zip(nearest) {
+            match g {
+                Some(g) => group[i] = groups + g,
+                None => left.push(i),
+            }
+        }
+        groups += templates.groups.len();
+    }
+    by_first_page(&group)
+}
+
+/// At most `max` of `items`, evenly spaced, the first included.
+fn evenly_spaced(items: &[usize], max: usize) -> Vec<usize> {
+    if items.len() <= max {
+        return items.to_vec();
+    }
+    (0..max).map(|i| items[i * items.len() / max]).collect()
+}
+
+/// Group labels renumbered in the order of each group's first page.
+fn by_first_page(labels: &[usize]) -> Vec<usize> {
+    let mut number = vec![usize::MAX; labels.iter().max().map_or(0, |m| m + 1)];
+    let mut next = 0;
+    labels
+        .iter()
+        .map(|&l| {
+            if number[l] == usize::MAX {
+                number[l] = next;
+                next += 1;
+            }
+            number[l]
+        })
+        .collect()
+}
+
+/// Pages of a group that a page is compared with to join it: enough for a
+/// fair average, few enough that assigning a page costs about as much as
+/// grouping a small site.
+const REPRESENTATIVES: usize = 16;
+
+/// The groups found on a sample of a site's pages, each kept as up to
+/// [`REPRESENTATIVES`] of its pages evenly spaced, for the site's other
+/// pages to join.
+pub struct Templates<'a> {
+    groups: Vec<Vec<&'a Signature>>,
+    threshold: f64,
+}
+
+impl<'a> Templates<'a> {
+    /// The groups of `sample` labelled by [`group_templates`].
+    pub fn new(sample: &[&'a Signature], labels: &[usize], threshold: f64) -> Templates<'a> {
+        let count = labels.iter().max().map_or(0, |m| m + 1);
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+        for (i, &l) in labels.iter().enumerate() {
+            members[l].push(i);
+        }
+        let groups = members
+            .iter()
+            .map(|m| {
+                evenly_spaced(m, REPRESENTATIVES)
+                    .into_iter()
+                    .map(|i| sample[i])
+                    .collect()
+            })
+            .collect();
+        Templates { groups, threshold }
+    }
+
+    /// The group `page` is most like: the highest average similarity to a
+    /// group's representatives (average linkage, as the grouping merges),
+    /// the first group on a tie; `None` when it is below the threshold.
+    pub fn nearest(&self, page: &Signature) -> Option<usize> {
+        let mut best: Option<(f64, usize)> = None;
+        for (g, members) in self.groups.iter().enumerate() {
+            let total: f64 = members.iter().map(|m| page.similarity(m)).sum();
+            let avg = total / members.len() as f64;
+            if best.is_none_or(|(s, _)| avg > s) {
+                best = Some((avg, g));
+            }
+        }
+        best.filter(|&(s, _)| s >= self.threshold).map(|(_, g)| g)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,93 @@
+//! Template grouping of a site larger than `max_sample`, on real pages:
+//! big9's 200 pages (11 sites, four template years each) taken as one site.
+
+use canopy_cluster::{group_site_templates, group_templates, Signature};
+use canopy_dom::{Document, DomOptions};
+use canopy_test_support::{corpora, manifest};
+
+const THRESHOLD: f64 = 0.3;
+
+fn big9_signatures() -> Vec<Signature> {
+    let dir = corpora().join("big9");
+    manifest("big9")
+        .iter()
+        .map(|row| {
+            let bytes = std::fs::read(dir.join(&row["html"])).unwrap();
+            let html = String::from_utf8_lossy(&bytes);
+            Signature::of(&Document::parse(&html, &DomOptions::default()))
+        })
+        .collect()
+}
+
+/// Pages in the group of `b` that most of their group of `a` went to, and
+/// the other way round: whichever is fewer (merging every group into one,
+/// or splitting each, agrees one way only).
+fn agreeing(a: &[usize], b: &[usize]) -> usize {
+    one_way(a, b).min(one_way(b, a))
+}
+
+fn one_way(a: &[usize], b: &[usize]) -> usize {
+    let mut counts = std::collections::HashMap::new();
+    for (&x, &y) in a.iter().zip(b) {
+        *counts.entry((x, y)).or_insert(0) += 1;
+    }
+    let mut best = std::collections::HashMap::new();
+    for (&(x, _), &n) in &counts {
+        let b: &mut usize = best.entry(x).or_insert(0);
+        *b = (*b).max(n);
+    }
+    best.values().sum()
+}
+
+/// Labels numbered in the order of each group's first page: 0, then at
+/// most one more than any label before.
+fn numbered_by_first_page(labels: &[usize]) -> bool {
+    let mut next = 0;
+    labels.iter().all(|&l| {
+        if l == next {
+            next += 1;
+        }
+        l < next
+    })
+}
+
+#[test]
+fn a_site_within_the_sample_is_grouped_exactly() {
+    let pages = big9_signatures();
+    let exact = group_templates(&pages, THRESHOLD);
+    assert_eq!(group_site_templates(&pages, THRESHOLD, pages.len()), exact);
+    assert_eq!(group_site_templates(&pages, THRESHOLD, 0), exact);
+}
+
+#[test]
+fn a_sampled_site_keeps_the_exact_groups() {
+    let pages = big9_signatures();
+    let exact = group_templates(&pages, THRESHOLD);
+    // A quarter of the pages grouped exactly, the rest assigned.
+    let sampled = group_site_templates(&pages, THRESHOLD, 50);
+    assert_eq!(sampled.len(), pages.len());
+    assert!(numbered_by_first_page(&sampled));
+    let groups = |l: &[usize]| l.iter().max().map_or(0, |m| m + 1);
+    assert!(groups(&exact) > 20, "big9 has many templates");
+    let agree = agreeing(&exact, &sampled);
+    assert!(
+        agree >= 190,
+        "{agree} of 200 pages keep their exact group ({} exact groups, {} sampled)",
+        groups(&exact),
+        groups(&sampled)
+    );
+}
+
+#[test]
+fn pages_like_no_sampled_template_are_grouped_among_themselves() {
+    // One page a round: each round's template takes the pages like it, the
+    // pages like none go to the next round.
+    let pages = big9_signatures();
+    let exact = group_templates(&pages, THRESHOLD);
+    let sampled = group_site_templates(&pages, THRESHOLD, 1);
+    assert!(numbered_by_first_page(&sampled));
+    // No two exact groups of different sites end up as one: a page joins
+    // a group only when it is like its pages.
+    let agree = agreeing(&exact, &sampled);
+    assert!(agree >= 190, "{agree} of 200 pages keep their exact group");
+}
