@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Writes a large WARC input for the memory benchmark (scripts/bench_memory.sh).
 
-    python3 scripts/make_big_input.py OUT_DIR SIZE_MB [WARC...]
+    python3 scripts/make_big_input.py OUT_DIR SIZE_MB [--one-site HOST] [WARC...]
 
 Repeats the dev WARCs (default: ../shared/corpora/big9/big9.warc.gz and
 ../shared/corpora/dragnet/dragnet.warc.gz) until OUT_DIR holds at least
 SIZE_MB megabytes (10^6 bytes) of .warc.gz files. Copy N is written as
 OUT_DIR/copy-NNNNN-<name>.warc.gz with every WARC-Target-URI's host prefixed
 by "cN-" (http://www.bbc.co.uk/x -> http://cN-www.bbc.co.uk/x), so that each
-copy is a new set of sites: sites multiply, pages per site do not. Only that
-header line changes, so every record's Content-Length stays right.
+copy is a new set of sites: sites multiply, pages per site do not. With
+--one-site HOST, every page becomes a page of the one site HOST instead
+(http://www.bbc.co.uk/x -> http://HOST/cN/www.bbc.co.uk/x): a site as large
+as the input, its templates those of all the copied sites. Only that header
+line changes, so every record's Content-Length stays right.
 
 Speed: the text between two WARC-Target-URI lines is compressed once, as its
 own gzip member, and every copy concatenates those members with a small
@@ -43,11 +46,19 @@ def split(raw: bytes):
 
 
 def main() -> None:
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    one_site = None
+    if "--one-site" in args:
+        at = args.index("--one-site")
+        if at + 1 >= len(args):
+            sys.exit(__doc__)
+        one_site = args[at + 1].encode()
+        del args[at : at + 2]
+    if len(args) < 2:
         sys.exit(__doc__)
-    out_dir, size_mb = sys.argv[1], float(sys.argv[2])
+    out_dir, size_mb = args[0], float(args[1])
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    warcs = sys.argv[3:] or [
+    warcs = args[2:] or [
         os.path.join(root, "../shared/corpora/big9/big9.warc.gz"),
         os.path.join(root, "../shared/corpora/dragnet/dragnet.warc.gz"),
     ]
@@ -62,7 +73,7 @@ def main() -> None:
     total, copy = 0, 0
     while total < target:
         for name, (static, heads) in sources:
-            prefix = b"c%d-" % copy
+            prefix = one_site + b"/c%d/" % copy if one_site else b"c%d-" % copy
             path = os.path.join(out_dir, "copy-%05d-%s.warc.gz" % (copy, name))
             with open(path, "wb") as f:
                 for i, head in enumerate(heads):
