@@ -51,7 +51,7 @@ impl Backlog {
         f: impl Fn(T) -> R + Sync,
     ) -> Vec<R> {
         let mut items = items.into_iter();
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(items.size_hint().0);
         while self.others_wait() {
             let Some(item) = items.next() else { break };
             out.push(f(item));
