@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use canopy_cluster::{group_site_templates, Signature};
+use canopy_cluster::{evenly_spaced, group_count, group_site_templates, Signature};
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Kept, Residue, TextCounts};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
@@ -59,7 +59,8 @@ pub struct SiteSettings {
     /// Most pages of a site grouped exactly (0: all); see
     /// [`canopy_cluster::group_site_templates`].
     pub max_group_pages: usize,
-    /// Most pages a wrapper is learned from (0: all); see [`learning_sample`].
+    /// Most pages a wrapper is learned from (0: all), evenly spaced in URL
+    /// order ([`canopy_cluster::evenly_spaced`]).
     pub max_learn_pages: usize,
     pub top_k: usize,
     pub signifiers: SignifierSource,
@@ -268,11 +269,10 @@ pub fn process_site(
         settings.template_threshold,
         settings.max_group_pages,
     );
-    let groups: Vec<usize> = (0..labels.iter().copied().max().map_or(0, |m| m + 1)).collect();
     // The clusters in parallel (a large site's clusters would otherwise be
     // learned one after another while the other threads wait); each learns
     // with an analyzer of its own (`learn`). Outputs in cluster order.
-    let clusters: Vec<(SiteOutput, Option<usize>)> = backlog.map(&groups, |&g| {
+    let clusters: Vec<(SiteOutput, Option<usize>)> = backlog.map(0..group_count(&labels), |g| {
         let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
             .iter()
             .zip(&signatures)
@@ -408,7 +408,7 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
     let may_learn = settings.reuse.as_ref().is_none_or(|r| r.learn);
     let wrapper = if may_learn && c.pages.len() >= 2 {
         learn(
-            &learning_sample(c.pages, settings.max_learn_pages),
+            &evenly_spaced(c.pages, settings.max_learn_pages),
             settings,
             c.backlog,
         )
@@ -472,9 +472,9 @@ fn process_cluster(
 
     // Each page's article, in parallel (a large site's pages would
     // otherwise be extracted by one thread while the others wait).
-    let items: Vec<(&Page<'_>, String)> = pages.iter().copied().zip(chosen.texts).collect();
+    let items = pages.iter().zip(chosen.texts);
     let extracted: Vec<Result<(Article, bool), Box<Reject>>> =
-        c.backlog.map(&items, |(page, text)| {
+        c.backlog.map(items, |(page, text)| {
             // Checked between the steps of the page's extraction (wrapper,
             // then fallback): the extraction methods themselves are not
             // interrupted.
@@ -511,7 +511,7 @@ fn process_cluster(
                 cluster: cluster.to_string(),
                 method: settings.wrapper_method_name().to_string(),
                 wrapper: wrapper.as_ref().and_then(Wrapper::xpath_portable),
-                text: with_title(&title, text, settings.clean.title_lead),
+                text: with_title(&title, &text, settings.clean.title_lead),
                 title,
                 lang: page.lang.code().to_string(),
                 ..Article::default()
@@ -559,16 +559,6 @@ fn process_cluster(
         wrapper: chosen.status.name().to_string(),
     });
     chosen.claimed
-}
-
-/// At most `max` of a cluster's pages (all when `max` is 0), evenly spaced
-/// in their (URL) order, first page included: a deterministic sample to
-/// learn a very large cluster's wrapper from.
-fn learning_sample<T: Copy>(pages: &[T], max: usize) -> Vec<T> {
-    if max == 0 || pages.len() <= max {
-        return pages.to_vec();
-    }
-    (0..max).map(|i| pages[i * pages.len() / max]).collect()
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
@@ -943,7 +933,7 @@ fn with_title(title: &str, text: &str, max_lead: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{learning_sample, with_prose_siblings, with_title, TextCounts};
+    use super::{with_prose_siblings, with_title, TextCounts};
 
     #[test]
     fn the_text_opens_at_its_title_line() {
@@ -990,14 +980,5 @@ mod tests {
             .find(|&n| doc.attr(n, "id") == Some("post"))
             .unwrap();
         assert_eq!(with_prose_siblings(&doc, &counts, vec![post]), vec![post]);
-    }
-
-    #[test]
-    fn learning_sample_is_evenly_spaced_and_keeps_small_clusters() {
-        let pages: Vec<u32> = (0..10).collect();
-        assert_eq!(learning_sample(&pages, 0), pages);
-        assert_eq!(learning_sample(&pages, 10), pages);
-        assert_eq!(learning_sample(&pages, 4), vec![0, 2, 5, 7]);
-        assert_eq!(learning_sample(&pages, 1), vec![0]);
     }
 }

@@ -217,8 +217,8 @@ pub fn group_templates<S: Borrow<Signature>>(pages: &[S], threshold: f64) -> Vec
 /// of at most `max_sample` pages (or any site, when it is 0) is grouped
 /// exactly ([`group_templates`]). A larger one is grouped exactly on
 /// `max_sample` of its pages evenly spaced in page order; every other page
-/// then joins the group it is most like ([`Templates::nearest`]), and the
-/// pages like none are grouped the same way among themselves. Groups are
+/// then joins the group whose pages it is on average most like, if at least
+/// `threshold`, and the pages like none are grouped the same way among themselves. Groups are
 /// numbered by their first page; the result depends only on the order of
 /// `pages`, not on the thread count.
 pub fn group_site_templates(pages: &[Signature], threshold: f64, max_sample: usize) -> Vec<usize> {
@@ -258,17 +258,24 @@ pub fn group_site_templates(pages: &[Signature], threshold: f64, max_sample: usi
     by_first_page(&group)
 }
 
-/// At most `max` of `items`, evenly spaced, the first included.
-fn evenly_spaced(items: &[usize], max: usize) -> Vec<usize> {
-    if items.len() <= max {
+/// At most `max` of `items` (all when `max` is 0), evenly spaced in their
+/// order, the first included: the deterministic sample a large site is
+/// grouped on, and a large cluster's wrapper learned from.
+pub fn evenly_spaced<T: Copy>(items: &[T], max: usize) -> Vec<T> {
+    if max == 0 || items.len() <= max {
         return items.to_vec();
     }
     (0..max).map(|i| items[i * items.len() / max]).collect()
 }
 
+/// The number of groups in a labelling whose labels are `0..n`.
+pub fn group_count(labels: &[usize]) -> usize {
+    labels.iter().max().map_or(0, |m| m + 1)
+}
+
 /// Group labels renumbered in the order of each group's first page.
 fn by_first_page(labels: &[usize]) -> Vec<usize> {
-    let mut number = vec![usize::MAX; labels.iter().max().map_or(0, |m| m + 1)];
+    let mut number = vec![usize::MAX; group_count(labels)];
     let mut next = 0;
     labels
         .iter()
@@ -290,16 +297,15 @@ const REPRESENTATIVES: usize = 16;
 /// The groups found on a sample of a site's pages, each kept as up to
 /// [`REPRESENTATIVES`] of its pages evenly spaced, for the site's other
 /// pages to join.
-pub struct Templates<'a> {
+struct Templates<'a> {
     groups: Vec<Vec<&'a Signature>>,
     threshold: f64,
 }
 
 impl<'a> Templates<'a> {
     /// The groups of `sample` labelled by [`group_templates`].
-    pub fn new(sample: &[&'a Signature], labels: &[usize], threshold: f64) -> Templates<'a> {
-        let count = labels.iter().max().map_or(0, |m| m + 1);
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+    fn new(sample: &[&'a Signature], labels: &[usize], threshold: f64) -> Templates<'a> {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); group_count(labels)];
         for (i, &l) in labels.iter().enumerate() {
             members[l].push(i);
         }
@@ -318,7 +324,7 @@ impl<'a> Templates<'a> {
     /// The group `page` is most like: the highest average similarity to a
     /// group's representatives (average linkage, as the grouping merges),
     /// the first group on a tie; `None` when it is below the threshold.
-    pub fn nearest(&self, page: &Signature) -> Option<usize> {
+    fn nearest(&self, page: &Signature) -> Option<usize> {
         let mut best: Option<(f64, usize)> = None;
         for (g, members) in self.groups.iter().enumerate() {
             let total: f64 = members.iter().map(|m| page.similarity(m)).sum();
@@ -335,6 +341,15 @@ impl<'a> Templates<'a> {
 mod tests {
     use super::*;
     use canopy_dom::DomOptions;
+
+    #[test]
+    fn samples_are_evenly_spaced_and_keep_small_inputs_whole() {
+        let pages: Vec<u32> = (0..10).collect();
+        assert_eq!(evenly_spaced(&pages, 0), pages);
+        assert_eq!(evenly_spaced(&pages, 10), pages);
+        assert_eq!(evenly_spaced(&pages, 4), vec![0, 2, 5, 7]);
+        assert_eq!(evenly_spaced(&pages, 1), vec![0]);
+    }
 
     #[test]
     fn site_keys_drop_www_m_port_and_case() {
