@@ -20,10 +20,10 @@ member for each rewritten URI line. A file of concatenated gzip members is
 one gzip stream (RFC 1952 §2.2), so readers see the same bytes as if the
 copy had been compressed whole; making 2 GB takes seconds, not half an hour.
 """
+import argparse
 import gzip
 import os
 import re
-import sys
 import zlib
 
 URI = re.compile(rb"^WARC-Target-URI:[ \t]*<?[A-Za-z][A-Za-z0-9+.-]*://", re.M)
@@ -46,22 +46,26 @@ def split(raw: bytes):
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    one_site = None
-    if "--one-site" in args:
-        at = args.index("--one-site")
-        if at + 1 >= len(args):
-            sys.exit(__doc__)
-        one_site = args[at + 1].encode()
-        del args[at : at + 2]
-    if len(args) < 2:
-        sys.exit(__doc__)
-    out_dir, size_mb = args[0], float(args[1])
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    warcs = args[2:] or [
-        os.path.join(root, "../shared/corpora/big9/big9.warc.gz"),
-        os.path.join(root, "../shared/corpora/dragnet/dragnet.warc.gz"),
-    ]
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("out_dir")
+    parser.add_argument("size_mb", type=float)
+    parser.add_argument("--one-site", metavar="HOST", help="every page a page of this one site")
+    parser.add_argument(
+        "warcs",
+        nargs="*",
+        metavar="WARC",
+        default=[
+            os.path.join(root, "../shared/corpora/big9/big9.warc.gz"),
+            os.path.join(root, "../shared/corpora/dragnet/dragnet.warc.gz"),
+        ],
+    )
+    # Intermixed: the usage puts --one-site between the sizes and the WARCs.
+    args = parser.parse_intermixed_args()
+    out_dir, size_mb, warcs = args.out_dir, args.size_mb, args.warcs
+    one_site = args.one_site.encode() if args.one_site else None
     os.makedirs(out_dir, exist_ok=True)
     sources = []
     for path in warcs:
