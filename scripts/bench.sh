@@ -16,8 +16,9 @@
 # scripts/peers/run_peers.py does) in the venv scripts/peers/.venv (bash
 # scripts/peers/setup.sh). Every run is measured as a whole process: wall time from the
 # nanosecond clock around it, user+sys CPU and peak RSS from /usr/bin/time -v; the peers
-# also report the time inside their parse + extract calls. Repetitions are interleaved (rep 1 of everything, then rep 2, ...) so that
-# the noise of a shared machine hits every tool alike; the tables give medians. Only the
+# also report the time inside their parse + extract calls. Repetitions are interleaved
+# (rep 1 of everything, then rep 2, ...) so that the noise of a shared machine hits every
+# tool alike; the tables give medians. Only the
 # ratios measured in one run are meaningful. MB = bytes of input HTML (html/<id>.html).
 #
 # Environment:

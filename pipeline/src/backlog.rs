@@ -9,10 +9,10 @@
 //! core were learned from on the other, and loops were split that did not
 //! need to be. While sites wait, a site's loops now run on its own thread;
 //! what is left of a loop spreads over the pool as soon as no site waits
-//! (the end of a bucket, or a site larger than the window). Two-thread runs took 1–8 % less wall
-//! time on the dev corpora, and a worker no longer holds a second site's
-//! pages while it waits in a split loop (docs/performance.md, "Twelfth
-//! session").
+//! (the end of a bucket, or a site larger than the window). Two-thread runs
+//! took 1–8 % less wall time on the dev corpora, and a worker no longer
+//! holds a second site's pages while it waits in a split loop
+//! (docs/performance.md, "Twelfth session").
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
