@@ -108,6 +108,8 @@ pub struct RunConfig {
     pub threads: usize,
     /// Per-page time budget in milliseconds; 0: none.
     pub page_budget_ms: u64,
+    /// Most pages of one site held parsed at once; 0: all.
+    pub max_resident_pages: usize,
     /// Renderings of each article in `articles.jsonl` (`text` is always written).
     pub formats: Vec<Format>,
 }

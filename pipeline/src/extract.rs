@@ -20,7 +20,7 @@ use crate::backlog::Backlog;
 use crate::config::Config;
 use crate::method::Method;
 use crate::reuse::Reuse;
-use crate::site::{process_site, SiteOutput, SiteSettings};
+use crate::site::{process_site, SiteInput, SiteOutput, SiteSettings};
 
 #[derive(clap::Args)]
 pub struct ExtractArgs {
@@ -226,8 +226,17 @@ pub fn extract_bucket(
                 let mut carried = carried.into_iter().peekable();
                 let budget = AHEAD_RECORDS_PER_THREAD * rayon::current_num_threads();
                 let work = |(site, entries): &(String, Vec<Entry>), backlog: &Backlog| {
-                    let (pages, feeds) = site_input(reader.load(entries)?);
-                    let out = process_site(site, pages, &feeds, settings, backlog);
+                    let pages = entries.iter().filter(|e| !e.feed).count();
+                    let out = if settings.holds(pages) {
+                        let (pages, feeds) = site_input(reader.load(entries)?);
+                        process_site(site, SiteInput::Records(pages), &feeds, settings, backlog)?
+                    } else {
+                        let (feed_entries, page_entries): (Vec<Entry>, Vec<Entry>) =
+                            entries.iter().partition(|e| e.feed);
+                        let (_, feeds) = site_input(reader.load(&feed_entries)?);
+                        let input = SiteInput::Bucket(&reader, page_entries);
+                        process_site(site, input, &feeds, settings, backlog)?
+                    };
                     progress.inc(1);
                     Ok(out)
                 };

@@ -13,6 +13,7 @@ mod fallback;
 mod index;
 mod merge;
 mod method;
+mod pages;
 mod partition;
 mod reuse;
 mod run;

@@ -3,12 +3,15 @@
 //!
 //! Sites are independent, so `run` hands them to rayon; inside a site,
 //! pages are parsed and extracted in parallel, the template grouping runs in
-//! the site's task, then its clusters in parallel.
+//! the site's task, then its clusters in parallel. A site of more than
+//! `run.max_resident_pages` pages is not held parsed whole: its pages are
+//! parsed again from its bucket as each step needs them ([`SitePages`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use canopy_buckets::{BucketReader, Entry};
 use canopy_cluster::{evenly_spaced, group_count, group_site_templates, Signature};
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Kept, Residue, TextCounts};
@@ -16,13 +19,14 @@ use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
-use canopy_signifiers::{detect_language, top_k_tfidf, Analyzer, Language, Stems, TermId};
+use canopy_signifiers::{top_k_tfidf, Analyzer, Language, Stems, TermId};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 use crate::backlog::Backlog;
 use crate::config::{Config, Format, SignifierSource};
 use crate::fallback;
 use crate::method::{Method, PageMethod};
+use crate::pages::{Page, SitePages};
 use crate::reuse::{NewWrapper, Reuse, WrapperStatus};
 use crate::title::clean_title;
 
@@ -34,17 +38,6 @@ pub struct SiteOutput {
     pub summary: Vec<SummaryRow>,
     /// Pages stopped by their time budget (stage `budget`).
     pub rejects: Vec<Reject>,
-}
-
-/// A parsed page with what every method needs.
-struct Page<'a> {
-    record: &'a PageRecord,
-    doc: Document,
-    lang: Language,
-    feed: Option<&'a FeedItem>,
-    /// Time spent on this page so far (its parse); its extraction gets
-    /// what is left of the page budget.
-    spent: Duration,
 }
 
 /// The settings a site run needs, resolved once.
@@ -62,6 +55,9 @@ pub struct SiteSettings {
     /// Most pages a wrapper is learned from (0: all), evenly spaced in URL
     /// order ([`canopy_cluster::evenly_spaced`]).
     pub max_learn_pages: usize,
+    /// Most pages of a site held parsed together (0: all); a larger site's
+    /// pages are parsed again as each step needs them ([`SitePages`]).
+    pub max_resident_pages: usize,
     pub top_k: usize,
     pub signifiers: SignifierSource,
     pub clean: CleanOptions,
@@ -120,6 +116,7 @@ impl SiteSettings {
             template_threshold: config.cluster.template_threshold,
             max_group_pages: config.cluster.max_group_pages,
             max_learn_pages: config.forest.max_learn_pages,
+            max_resident_pages: config.run.max_resident_pages,
             top_k: config.signifiers.top_k,
             signifiers,
             clean: CleanOptions {
@@ -148,13 +145,24 @@ impl SiteSettings {
         })
     }
 
+    /// Whether a site of `pages` pages is held parsed whole.
+    pub fn holds(&self, pages: usize) -> bool {
+        self.max_resident_pages == 0 || pages <= self.max_resident_pages
+    }
+
+    /// Whether a method reads a page's siblings (BlockExtractor).
+    fn reads_siblings(&self) -> bool {
+        self.method == Method::Page(PageMethod::BlockExtractor)
+            || self.fallback.contains(&PageMethod::BlockExtractor)
+    }
+
     /// What is left of a page's budget for its extraction.
     fn extraction_deadline(&self, page: &Page<'_>) -> Deadline {
         Deadline::after(self.page_budget.map(|b| b.saturating_sub(page.spent)))
     }
 
     /// The reject for a page over its budget.
-    fn budget_reject(&self, record: &PageRecord, what: &str) -> Reject {
+    pub(crate) fn budget_reject(&self, record: &PageRecord, what: &str) -> Reject {
         Reject {
             source: record.source.clone(),
             record_id: Some(record.record_id.clone()).filter(|r| !r.is_empty()),
@@ -177,125 +185,140 @@ impl SiteSettings {
     }
 }
 
-/// Processes the pages of one site (sorted by URL by the caller).
+/// A site's page records: all of them (sorted by URL), or, for a site of
+/// more than `run.max_resident_pages` pages, their bucket entries, read
+/// and parsed as each step needs them ([`SitePages`]).
+pub enum SiteInput<'r> {
+    Records(Vec<PageRecord>),
+    Bucket(&'r BucketReader, Vec<Entry>),
+}
+
+/// Processes the pages of one site. An error only when a large site's
+/// pages cannot be read again from its bucket.
 pub fn process_site(
     site: &str,
-    records: Vec<PageRecord>,
+    input: SiteInput<'_>,
     feeds: &HashMap<String, FeedItem>,
     settings: &SiteSettings,
     backlog: &Backlog,
-) -> SiteOutput {
-    // Parsing is most of the work (docs/performance.md): a site's pages are
-    // parsed in parallel when no other site waits (`Backlog`). A `Document`
-    // owns plain data (interned names, strings), so it moves to the site's
-    // task once built.
+) -> std::io::Result<SiteOutput> {
     // A page whose parse passes its budget is rejected here and takes no
     // part in clustering or learning; the rest of the site goes on.
-    // A page's HTML is read by its parse alone, and freed once parsed: a
-    // site holds its DOMs, not its DOMs and its HTML.
-    let (html, records): (Vec<String>, Vec<PageRecord>) = records
-        .into_iter()
-        .map(|mut record| (std::mem::take(&mut record.html), record))
-        .unzip();
-    let parsed: Vec<Result<Page<'_>, Box<Reject>>> =
-        backlog.map(records.iter().zip(html), |(record, html)| {
-            let start = Instant::now();
-            let deadline = Deadline::after(settings.page_budget);
-            let doc = Document::parse_within(&html, &settings.dom, deadline)
-                .map_err(|over| Box::new(settings.budget_reject(record, &over.to_string())))?;
-            // The first 2000 characters of the body's text, without
-            // concatenating all of it first.
-            let sample: String = doc
-                .text_nodes(doc.body())
-                .flat_map(|(_, t)| t.chars())
-                .take(2000)
-                .collect();
-            let lang = detect_language(doc.lang(), &sample);
-            let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
-            Ok(Page {
-                record,
-                doc,
-                lang,
-                feed,
-                spent: start.elapsed(),
-            })
-        });
     let mut out = SiteOutput::default();
-    let mut pages: Vec<Page<'_>> = Vec::with_capacity(parsed.len());
-    for page in parsed {
-        match page {
-            Ok(page) => pages.push(page),
-            Err(reject) => out.rejects.push(*reject),
+    let pages = match input {
+        SiteInput::Records(records) => {
+            SitePages::hold(records, feeds, settings, backlog, &mut out.rejects)
         }
-    }
+        SiteInput::Bucket(reader, entries) => {
+            SitePages::read(reader, entries, feeds, settings, backlog, &mut out.rejects)?
+        }
+    };
+    let all: Vec<usize> = (0..pages.len()).collect();
+    // BlockExtractor's siblings: the site's pages, or a sample of a large
+    // site's.
+    let siblings = if settings.reads_siblings() {
+        pages.learning(&all, settings.max_learn_pages)
+    } else {
+        Vec::new()
+    };
+    pages.with(&siblings, |siblings| {
+        if let Method::Page(method) = settings.method {
+            page_level_site(site, &pages, &all, method, siblings, settings, &mut out)
+        } else {
+            clustered_site(site, &pages, siblings, settings, backlog, &mut out)
+        }
+    })??;
+    Ok(out)
+}
 
-    let site_docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
-    if let Method::Page(method) = settings.method {
-        let mut served = 0;
-        for page in &pages {
-            let deadline = settings.extraction_deadline(page);
-            let article = page_level_article(
-                site,
-                &format!("{site}/page"),
-                page,
-                &[method],
-                &[],
-                &site_docs,
-                &CleanOptions::none(),
-                settings.render,
-            );
-            if deadline.expired() {
-                out.rejects
-                    .push(settings.budget_reject(page.record, "during extraction"));
-            } else {
+/// Every page by a page-level method alone (`--method wlr`…).
+fn page_level_site(
+    site: &str,
+    pages: &SitePages<'_, '_>,
+    all: &[usize],
+    method: PageMethod,
+    siblings: &[&Page<'_>],
+    settings: &SiteSettings,
+    out: &mut SiteOutput,
+) -> std::io::Result<()> {
+    let cluster = format!("{site}/page");
+    let articles = pages.visit(all, |page| {
+        let deadline = settings.extraction_deadline(page);
+        let article = page_level_article(
+            site,
+            &cluster,
+            page,
+            &[method],
+            &[],
+            siblings,
+            &CleanOptions::none(),
+            settings.render,
+        );
+        if deadline.expired() {
+            Err(Box::new(
+                settings.budget_reject(&page.record, "during extraction"),
+            ))
+        } else {
+            Ok(article)
+        }
+    })?;
+    let mut served = 0;
+    for article in articles {
+        match article.and_then(|a| a) {
+            Ok(article) => {
                 served += 1;
                 out.articles.push(article);
             }
+            Err(reject) => out.rejects.push(*reject),
         }
-        out.summary.push(SummaryRow {
-            site: site.to_string(),
-            cluster: format!("{site}/page"),
-            pages: pages.len(),
-            wrapper_matches: 0,
-            fallbacks: served,
-            wrapper: WrapperStatus::None.name().to_string(),
-        });
-        return out;
     }
+    out.summary.push(SummaryRow {
+        site: site.to_string(),
+        cluster,
+        pages: all.len(),
+        wrapper_matches: 0,
+        fallbacks: served,
+        wrapper: WrapperStatus::None.name().to_string(),
+    });
+    Ok(())
+}
 
-    let signatures: Vec<Signature> = backlog.map(&pages, |p| Signature::of(&p.doc));
+/// The site's pages grouped by template, a wrapper per group.
+fn clustered_site(
+    site: &str,
+    pages: &SitePages<'_, '_>,
+    siblings: &[&Page<'_>],
+    settings: &SiteSettings,
+    backlog: &Backlog,
+    out: &mut SiteOutput,
+) -> std::io::Result<()> {
     let labels = group_site_templates(
-        &signatures,
+        &pages.signatures,
         settings.template_threshold,
         settings.max_group_pages,
     );
     // The clusters in parallel (a large site's clusters would otherwise be
     // learned one after another while the other threads wait); each learns
     // with an analyzer of its own (`learn`). Outputs in cluster order.
-    let clusters: Vec<(SiteOutput, Option<usize>)> = backlog.map(0..group_count(&labels), |g| {
-        let (members, member_sigs): (Vec<&Page<'_>>, Vec<&Signature>) = pages
-            .iter()
-            .zip(&signatures)
-            .zip(&labels)
-            .filter(|(_, &l)| l == g)
-            .map(|(p, _)| p)
-            .unzip();
+    let clusters = backlog.map(0..group_count(&labels), |g| {
+        let members: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == g).collect();
         let cluster = format!("{site}/{g}");
         let cluster = ClusterPages {
             site,
             cluster: &cluster,
-            pages: &members,
-            signatures: &member_sigs,
-            site_docs: &site_docs,
+            members: &members,
+            pages,
+            siblings,
             backlog,
         };
         let mut part = SiteOutput::default();
-        let claimed = process_cluster(&cluster, settings, &mut part);
-        (part, claimed)
+        let claimed = process_cluster(&cluster, settings, &mut part)?;
+        Ok::<_, std::io::Error>((part, claimed))
     });
     // Saved wrappers that tonight's wrappers replace or reuse.
     let mut claimed = BTreeSet::new();
-    for (part, reused) in clusters {
+    for cluster in clusters {
+        let (part, reused) = cluster?;
         out.articles.extend(part.articles);
         out.wrappers.extend(part.wrappers);
         out.summary.extend(part.summary);
@@ -310,68 +333,82 @@ pub fn process_site(
             }
         }
     }
-    out
+    Ok(())
 }
 
 /// One template cluster of a site.
-struct ClusterPages<'a, 'p> {
+struct ClusterPages<'a, 'f, 'r> {
     site: &'a str,
     cluster: &'a str,
-    pages: &'a [&'a Page<'p>],
-    signatures: &'a [&'a Signature],
-    site_docs: &'a [&'a Document],
+    /// Its pages' numbers in `pages`.
+    members: &'a [usize],
+    pages: &'a SitePages<'f, 'r>,
+    siblings: &'a [&'a Page<'a>],
     backlog: &'a Backlog,
 }
 
-/// The wrapper a cluster's pages are extracted with, and its texts.
+impl ClusterPages<'_, '_, '_> {
+    fn signatures(&self) -> Vec<&Signature> {
+        self.members
+            .iter()
+            .map(|&i| &self.pages.signatures[i])
+            .collect()
+    }
+}
+
+/// The wrapper a cluster's pages are extracted with.
 struct Chosen {
     wrapper: Option<Wrapper>,
-    /// Per page, the cleaned text the wrapper selected ("" = no match).
-    texts: Vec<String>,
     status: WrapperStatus,
-    /// The line for tonight's `wrappers.jsonl`.
-    record: Option<WrapperRecord>,
+    /// A saved wrapper reused as it is: its line for tonight's
+    /// `wrappers.jsonl` (a new one's is written once its pages are
+    /// extracted).
+    reused: Option<WrapperRecord>,
     /// The saved wrapper this one reuses or replaces.
     claimed: Option<usize>,
 }
 
-/// The cleaned text `wrapper` selects on each page of the cluster.
-fn wrapper_texts(
+/// The cleaned text `wrapper` selects on a page ("" = no match), and the
+/// nodes it selected.
+fn wrapper_text(
     wrapper: Option<&Wrapper>,
-    c: &ClusterPages<'_, '_>,
+    page: &Page<'_>,
     residue: &Residue,
     settings: &SiteSettings,
-) -> Vec<String> {
-    c.backlog.map(c.pages, |page| {
-        let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
-        clean_text(&page.doc, &nodes, residue, &settings.clean)
-    })
+) -> (String, Vec<NodeId>) {
+    let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
+    let text = clean_text(&page.doc, &nodes, residue, &settings.clean);
+    (text, nodes)
 }
 
-fn text_quality(pages: usize, texts: &[String]) -> canopy_types::WrapperQuality {
-    let chars: Vec<usize> = texts
-        .iter()
-        .filter(|t| !t.is_empty())
-        .map(|t| t.chars().count())
-        .collect();
-    canopy_reuse::quality(pages, &chars)
+/// The length of a text a wrapper selected, for its quality (`None`: no
+/// match).
+fn text_chars(text: &str) -> Option<usize> {
+    (!text.is_empty()).then(|| text.chars().count())
 }
 
-/// Reuse a saved wrapper if one fits and has not drifted; else learn one
-/// (two pages or more, unless extracting only).
-fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSettings) -> Chosen {
+/// Reuse a saved wrapper if one fits and has not drifted on the pages
+/// `known` (the cluster's pages, or a large cluster's learning sample);
+/// else learn one from them (two pages or more, unless extracting only).
+fn choose_wrapper(
+    c: &ClusterPages<'_, '_, '_>,
+    known: &[&Page<'_>],
+    residue: &Residue,
+    settings: &SiteSettings,
+) -> Chosen {
     let mut status = WrapperStatus::New;
     let mut candidate = None;
     if let Some(reuse) = &settings.reuse {
         if let Some(m) = reuse
             .saved
-            .best_match(c.site, c.signatures, &reuse.thresholds)
+            .best_match(c.site, &c.signatures(), &reuse.thresholds)
         {
             let saved = reuse.saved.get(m.index);
-            let fits = m.fit as f64 >= reuse.thresholds.min_template_share * c.pages.len() as f64;
+            let pages = c.members.len();
+            let fits = m.fit as f64 >= reuse.thresholds.min_template_share * pages as f64;
             // A single page that fits no saved template is a page apart (as
             // in a fresh run), not evidence that a template drifted.
-            if fits || c.pages.len() >= 2 {
+            if fits || pages >= 2 {
                 candidate = Some(m.index);
             }
             if fits {
@@ -380,8 +417,15 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
                     relevance: saved.record.relevance,
                     dfs: Vec::new(),
                 };
-                let texts = wrapper_texts(Some(&wrapper), c, residue, settings);
-                let now = text_quality(c.pages.len(), &texts);
+                let chars: Vec<usize> = c
+                    .backlog
+                    .map(known, |page| {
+                        text_chars(&wrapper_text(Some(&wrapper), page, residue, settings).0)
+                    })
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                let now = canopy_reuse::quality(known.len(), &chars);
                 if canopy_reuse::check_drift(&saved.record.quality, &now, &reuse.thresholds)
                     .is_none()
                 {
@@ -389,9 +433,8 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
                     record.cluster = c.cluster.to_string();
                     return Chosen {
                         wrapper: Some(wrapper),
-                        texts,
                         status: WrapperStatus::Reused,
-                        record: Some(record),
+                        reused: Some(record),
                         claimed: Some(m.index),
                     };
                 }
@@ -406,138 +449,82 @@ fn choose_wrapper(c: &ClusterPages<'_, '_>, residue: &Residue, settings: &SiteSe
         }
     }
     let may_learn = settings.reuse.as_ref().is_none_or(|r| r.learn);
-    let wrapper = if may_learn && c.pages.len() >= 2 {
+    let wrapper = if may_learn && c.members.len() >= 2 {
         learn(
-            &evenly_spaced(c.pages, settings.max_learn_pages),
+            &evenly_spaced(known, settings.max_learn_pages),
             settings,
             c.backlog,
         )
     } else {
         None
     };
-    let texts = wrapper_texts(wrapper.as_ref(), c, residue, settings);
-    let Some(w) = wrapper else {
-        return Chosen {
-            wrapper: None,
-            texts,
-            status: if candidate.is_some() {
-                WrapperStatus::Drifted
-            } else {
-                WrapperStatus::None
-            },
-            record: None,
-            claimed: None,
+    if wrapper.is_none() {
+        status = if candidate.is_some() {
+            WrapperStatus::Drifted
+        } else {
+            WrapperStatus::None
         };
-    };
-    let quality = text_quality(c.pages.len(), &texts);
-    let sketch = canopy_reuse::template_sketch(c.signatures);
-    // The learn date comes from the input, not the clock, so that a run's
-    // outputs are the same bytes every time.
-    let learned_on = c.pages.iter().filter_map(|p| p.record.date.clone()).max();
-    let record = NewWrapper {
-        site: c.site,
-        cluster: c.cluster,
-        wrapper: &w,
-        pages: c.pages.len(),
-        matched: texts.iter().filter(|t| !t.is_empty()).count(),
-        signifiers: settings.signifiers.name(),
-        sketch: &sketch,
-        learned_on,
-        quality,
     }
-    .record();
     Chosen {
-        wrapper: Some(w),
-        texts,
+        claimed: wrapper.as_ref().and(candidate),
+        wrapper,
         status,
-        record: Some(record),
-        claimed: candidate,
+        reused: None,
     }
 }
 
 /// Finds the cluster's wrapper (saved, or learned from two pages or more)
 /// and extracts its pages; returns the saved wrapper it reused or replaced.
 fn process_cluster(
-    c: &ClusterPages<'_, '_>,
+    c: &ClusterPages<'_, '_, '_>,
     settings: &SiteSettings,
     out: &mut SiteOutput,
-) -> Option<usize> {
-    let (site, cluster, pages, site_docs) = (c.site, c.cluster, c.pages, c.site_docs);
-    let raw_titles: Vec<String> = pages.iter().map(|p| raw_title(&p.doc)).collect();
-    let titles: Vec<&str> = raw_titles.iter().map(String::as_str).collect();
-    let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
-    let residue = Residue::learn(&docs);
-    let chosen = choose_wrapper(c, &residue, settings);
-    let wrapper = chosen.wrapper;
-
-    // Each page's article, in parallel (a large site's pages would
-    // otherwise be extracted by one thread while the others wait).
-    let items = pages.iter().zip(chosen.texts);
-    let extracted: Vec<Result<(Article, bool), Box<Reject>>> =
-        c.backlog.map(items, |(page, text)| {
-            // Checked between the steps of the page's extraction (wrapper,
-            // then fallback): the extraction methods themselves are not
-            // interrupted.
-            let deadline = settings.extraction_deadline(page);
-            let over_budget = || {
-                if deadline.expired() {
-                    Err(Box::new(
-                        settings.budget_reject(page.record, "during extraction"),
-                    ))
-                } else {
-                    Ok(())
-                }
-            };
-            over_budget()?;
-            if text.is_empty() {
-                let article = page_level_article(
-                    site,
-                    cluster,
-                    page,
-                    &settings.fallback,
-                    &titles,
-                    site_docs,
-                    &settings.clean,
-                    settings.render,
-                );
-                over_budget()?;
-                return Ok((article, false));
-            }
-            let title = article_title(page, site, &titles);
-            let mut article = Article {
-                url: page.record.url.clone(),
-                record_id: page.record.record_id.clone(),
-                site: site.to_string(),
-                cluster: cluster.to_string(),
-                method: settings.wrapper_method_name().to_string(),
-                wrapper: wrapper.as_ref().and_then(Wrapper::xpath_portable),
-                text: with_title(&title, &text, settings.clean.title_lead),
-                title,
-                lang: page.lang.code().to_string(),
-                ..Article::default()
-            };
-            // The selection again (cheap: one pass over the page), for the
-            // metadata and renderings; `choose_wrapper` kept only its text.
-            let nodes = wrapper
-                .as_ref()
-                .map(|w| w.apply(&page.doc))
-                .unwrap_or_default();
-            add_metadata(&mut article, page, &nodes, settings.clean.title_lead);
-            let render = settings.render;
-            add_renderings(
-                &mut article,
-                page,
-                &nodes,
+) -> std::io::Result<Option<usize>> {
+    let (site, cluster) = (c.site, c.cluster);
+    let titles: Vec<&str> = c
+        .members
+        .iter()
+        .map(|&i| c.pages.infos[i].title.as_str())
+        .collect();
+    let known = c.pages.learning(c.members, settings.max_learn_pages);
+    let (chosen, extracted) = c.pages.with(&known, |held| {
+        let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
+        let residue = Residue::learn(&docs);
+        let chosen = choose_wrapper(c, held, &residue, settings);
+        let extract = |page: &Page<'_>| {
+            extract_page(
+                c,
+                chosen.wrapper.as_ref(),
                 &residue,
-                &settings.clean,
-                render,
-            );
-            Ok((article, true))
-        });
+                &titles,
+                page,
+                settings,
+            )
+        };
+        // Each page's article, in parallel (a large site's pages would
+        // otherwise be extracted by one thread while the others wait):
+        // from the pages learning read when they are all of the cluster's,
+        // else parsed again, a chunk at a time.
+        let extracted = if held.len() == c.members.len() {
+            c.backlog.map(held, |page| Ok(extract(page)))
+        } else {
+            c.pages.visit(c.members, extract)?
+        };
+        Ok::<_, std::io::Error>((chosen, extracted))
+    })??;
+    let wrapper = chosen.wrapper.as_ref();
     let mut matched = 0;
     let mut fallbacks = 0;
+    let mut chars = Vec::new();
     for page in extracted {
-        match page {
+        let article = match page {
+            Ok((text, article)) => {
+                chars.extend(text);
+                article
+            }
+            Err(reject) => Err(reject),
+        };
+        match article {
             Ok((article, by_wrapper)) => {
                 if by_wrapper {
                     matched += 1;
@@ -549,16 +536,116 @@ fn process_cluster(
             Err(reject) => out.rejects.push(*reject),
         }
     }
-    out.wrappers.extend(chosen.record);
+    let record = match (chosen.reused, wrapper) {
+        (Some(reused), _) => Some(reused),
+        (None, Some(w)) => {
+            let sketch = canopy_reuse::template_sketch(&c.signatures());
+            // The learn date comes from the input, not the clock, so that a
+            // run's outputs are the same bytes every time.
+            let learned_on = c
+                .members
+                .iter()
+                .filter_map(|&i| c.pages.infos[i].date.clone())
+                .max();
+            Some(
+                NewWrapper {
+                    site,
+                    cluster,
+                    wrapper: w,
+                    pages: c.members.len(),
+                    matched: chars.len(),
+                    signifiers: settings.signifiers.name(),
+                    sketch: &sketch,
+                    learned_on,
+                    quality: canopy_reuse::quality(c.members.len(), &chars),
+                }
+                .record(),
+            )
+        }
+        (None, None) => None,
+    };
+    out.wrappers.extend(record);
     out.summary.push(SummaryRow {
         site: site.to_string(),
         cluster: cluster.to_string(),
-        pages: pages.len(),
+        pages: c.members.len(),
         wrapper_matches: matched,
         fallbacks,
         wrapper: chosen.status.name().to_string(),
     });
-    chosen.claimed
+    Ok(chosen.claimed)
+}
+
+/// A page's article and whether the wrapper served it, or its reject.
+type PageArticle = Result<(Article, bool), Box<Reject>>;
+
+/// A page's article by the cluster's wrapper, or by the fallback where
+/// the wrapper selects nothing; with the length of the wrapper's text, for
+/// the wrapper's quality.
+fn extract_page(
+    c: &ClusterPages<'_, '_, '_>,
+    wrapper: Option<&Wrapper>,
+    residue: &Residue,
+    titles: &[&str],
+    page: &Page<'_>,
+    settings: &SiteSettings,
+) -> (Option<usize>, PageArticle) {
+    let (site, cluster) = (c.site, c.cluster);
+    let (text, nodes) = wrapper_text(wrapper, page, residue, settings);
+    let chars = text_chars(&text);
+    // Checked between the steps of the page's extraction (wrapper,
+    // then fallback): the extraction methods themselves are not
+    // interrupted.
+    let deadline = settings.extraction_deadline(page);
+    let over_budget = || {
+        if deadline.expired() {
+            Err(Box::new(
+                settings.budget_reject(&page.record, "during extraction"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let article = over_budget().and_then(|()| {
+        if text.is_empty() {
+            let article = page_level_article(
+                site,
+                cluster,
+                page,
+                &settings.fallback,
+                titles,
+                c.siblings,
+                &settings.clean,
+                settings.render,
+            );
+            over_budget()?;
+            return Ok((article, false));
+        }
+        let title = article_title(page, site, titles);
+        let mut article = Article {
+            url: page.record.url.clone(),
+            record_id: page.record.record_id.clone(),
+            site: site.to_string(),
+            cluster: cluster.to_string(),
+            method: settings.wrapper_method_name().to_string(),
+            wrapper: wrapper.and_then(Wrapper::xpath_portable),
+            text: with_title(&title, &text, settings.clean.title_lead),
+            title,
+            lang: page.lang.code().to_string(),
+            ..Article::default()
+        };
+        add_metadata(&mut article, page, &nodes, settings.clean.title_lead);
+        add_renderings(
+            &mut article,
+            page,
+            &nodes,
+            residue,
+            &settings.clean,
+            settings.render,
+        );
+        Ok((article, true))
+    });
+    (chars, article)
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
@@ -673,7 +760,7 @@ fn page_level_article(
     page: &Page<'_>,
     methods: &[PageMethod],
     sibling_titles: &[&str],
-    site_docs: &[&Document],
+    siblings: &[&Page<'_>],
     clean: &CleanOptions,
     render: Render,
 ) -> Article {
@@ -698,7 +785,7 @@ fn page_level_article(
             // heading (fallback.rs).
             let nodes: Vec<NodeId> = methods
                 .iter()
-                .flat_map(|&m| page_level_nodes(page, m, site_docs))
+                .flat_map(|&m| page_level_nodes(page, m, siblings))
                 .collect();
             let mut nodes = fallback::outermost(&page.doc, nodes);
             // One count of the page's text and link text serves the
@@ -848,17 +935,17 @@ fn add_renderings(
 }
 
 /// The nodes a page-level method selects.
-fn page_level_nodes(page: &Page<'_>, method: PageMethod, site_docs: &[&Document]) -> Vec<NodeId> {
+fn page_level_nodes(page: &Page<'_>, method: PageMethod, siblings: &[&Page<'_>]) -> Vec<NodeId> {
     let doc = &page.doc;
     match method {
         PageMethod::Wlr(v) => canopy_extract::wlr(doc, v),
         PageMethod::R4 => canopy_extract::r4(doc),
         PageMethod::Density => canopy_extract::density(doc),
         PageMethod::BlockExtractor => {
-            let siblings: Vec<&Document> = site_docs
+            let siblings: Vec<&Document> = siblings
                 .iter()
-                .copied()
-                .filter(|d| !std::ptr::eq(*d, doc))
+                .filter(|s| s.index != page.index)
+                .map(|s| &s.doc)
                 .collect();
             canopy_extract::blockextractor(doc, &siblings)
         }
@@ -880,7 +967,7 @@ fn page_level_nodes(page: &Page<'_>, method: PageMethod, site_docs: &[&Document]
     }
 }
 
-fn raw_title(doc: &Document) -> String {
+pub(crate) fn raw_title(doc: &Document) -> String {
     doc.meta("og:title")
         .map(str::to_string)
         .filter(|t| !t.trim().is_empty())
