@@ -4,8 +4,9 @@
 //! (docs/performance.md, "Memory"), so a site of many thousand pages held
 //! whole would pass a gigabyte; parsed again, it holds a chunk of pages and
 //! its clusters' learning samples instead, at the price of parsing each page
-//! twice (once for its signature and title, once for its article) and the
-//! learning sample a third time.
+//! twice (once for its signature and title, once for learning or its
+//! article) and, in a cluster larger than its sample, the sample a third
+//! time.
 
 use std::collections::HashMap;
 use std::io;
@@ -64,8 +65,8 @@ enum Source<'f, 'r> {
     Bucket(&'r BucketReader, Vec<Entry>),
 }
 
-/// The pages of one site that parsed within their budget, in URL order
-/// (then input order), numbered from 0.
+/// The pages of one site that parsed within their budget, in (URL, record
+/// id) order, then input order, numbered from 0.
 pub struct SitePages<'f, 'r> {
     /// Each page's tag-path signature, which groups pages by template.
     pub signatures: Vec<Signature>,
@@ -165,11 +166,23 @@ impl<'f, 'r> SitePages<'f, 'r> {
     }
 
     /// The pages among `members` that learning reads: all of them when the
-    /// pages are held, else at most `max` evenly spaced (0: all).
-    pub fn learning(&self, members: &[usize], max: usize) -> Vec<usize> {
+    /// pages are held, else at most `forest.max_learn_pages` evenly spaced,
+    /// and never more than `run.max_resident_pages`.
+    pub fn learning(&self, members: &[usize]) -> Vec<usize> {
         match self.source {
             Source::Held(_) => members.to_vec(),
-            Source::Bucket(..) => evenly_spaced(members, max),
+            Source::Bucket(..) => {
+                let (learn, resident) = (
+                    self.settings.max_learn_pages,
+                    self.settings.max_resident_pages,
+                );
+                let max = if learn == 0 {
+                    resident
+                } else {
+                    learn.min(resident)
+                };
+                evenly_spaced(members, max)
+            }
         }
     }
 
@@ -187,8 +200,9 @@ impl<'f, 'r> SitePages<'f, 'r> {
         }
     }
 
-    /// `f` of the pages at `indices` together (those that parse within
-    /// their budget, when parsed again).
+    /// `f` of the pages at `indices` together. Parsed again, a page over
+    /// its budget this time is left out (of a learning sample; its own
+    /// extraction parses it once more, and rejects it if it is over again).
     pub fn with<R>(&self, indices: &[usize], f: impl FnOnce(&[&Page<'f>]) -> R) -> io::Result<R> {
         match &self.source {
             Source::Held(pages) => {

@@ -152,8 +152,10 @@ impl SiteSettings {
 
     /// Whether a method reads a page's siblings (BlockExtractor).
     fn reads_siblings(&self) -> bool {
-        self.method == Method::Page(PageMethod::BlockExtractor)
-            || self.fallback.contains(&PageMethod::BlockExtractor)
+        match self.method {
+            Method::Page(method) => method == PageMethod::BlockExtractor,
+            _ => self.fallback.contains(&PageMethod::BlockExtractor),
+        }
     }
 
     /// What is left of a page's budget for its extraction.
@@ -217,7 +219,7 @@ pub fn process_site(
     // BlockExtractor's siblings: the site's pages, or a sample of a large
     // site's.
     let siblings = if settings.reads_siblings() {
-        pages.learning(&all, settings.max_learn_pages)
+        pages.learning(&all)
     } else {
         Vec::new()
     };
@@ -366,16 +368,22 @@ struct Chosen {
     reused: Option<WrapperRecord>,
     /// The saved wrapper this one reuses or replaces.
     claimed: Option<usize>,
+    /// A reused wrapper's selection on each page it was checked on (the
+    /// pages learning read), for their extraction to reuse.
+    selections: Vec<Selection>,
 }
 
-/// The cleaned text `wrapper` selects on a page ("" = no match), and the
+/// The cleaned text a wrapper selects on a page ("" = no match), and the
 /// nodes it selected.
-fn wrapper_text(
+type Selection = (String, Vec<NodeId>);
+
+/// What `wrapper` selects on a page.
+fn wrapper_selection(
     wrapper: Option<&Wrapper>,
     page: &Page<'_>,
     residue: &Residue,
     settings: &SiteSettings,
-) -> (String, Vec<NodeId>) {
+) -> Selection {
     let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
     let text = clean_text(&page.doc, &nodes, residue, &settings.clean);
     (text, nodes)
@@ -417,13 +425,12 @@ fn choose_wrapper(
                     relevance: saved.record.relevance,
                     dfs: Vec::new(),
                 };
-                let chars: Vec<usize> = c
-                    .backlog
-                    .map(known, |page| {
-                        text_chars(&wrapper_text(Some(&wrapper), page, residue, settings).0)
-                    })
-                    .into_iter()
-                    .flatten()
+                let selections = c.backlog.map(known, |page| {
+                    wrapper_selection(Some(&wrapper), page, residue, settings)
+                });
+                let chars: Vec<usize> = selections
+                    .iter()
+                    .filter_map(|(text, _)| text_chars(text))
                     .collect();
                 let now = canopy_reuse::quality(known.len(), &chars);
                 if canopy_reuse::check_drift(&saved.record.quality, &now, &reuse.thresholds)
@@ -436,6 +443,7 @@ fn choose_wrapper(
                         status: WrapperStatus::Reused,
                         reused: Some(record),
                         claimed: Some(m.index),
+                        selections,
                     };
                 }
             }
@@ -470,6 +478,7 @@ fn choose_wrapper(
         wrapper,
         status,
         reused: None,
+        selections: Vec::new(),
     }
 }
 
@@ -486,34 +495,45 @@ fn process_cluster(
         .iter()
         .map(|&i| c.pages.infos[i].title.as_str())
         .collect();
-    let known = c.pages.learning(c.members, settings.max_learn_pages);
-    let (chosen, extracted) = c.pages.with(&known, |held| {
+    let known = c.pages.learning(c.members);
+    // Each page's article, in parallel (a large site's pages would
+    // otherwise be extracted by one thread while the others wait): from
+    // the pages learning read when they are all of the cluster's (with a
+    // reused wrapper's selections from its drift check), else parsed again
+    // a chunk at a time, once the learning sample is freed.
+    let (residue, chosen, extracted) = c.pages.with(&known, |held| {
         let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
         let residue = Residue::learn(&docs);
-        let chosen = choose_wrapper(c, held, &residue, settings);
-        let extract = |page: &Page<'_>| {
-            extract_page(
-                c,
-                chosen.wrapper.as_ref(),
-                &residue,
-                &titles,
-                page,
-                settings,
-            )
+        let mut chosen = choose_wrapper(c, held, &residue, settings);
+        if held.len() < c.members.len() {
+            // The sample's selections are not needed past here.
+            chosen.selections = Vec::new();
+            return (residue, chosen, None);
+        }
+        let extracted = {
+            let mut selections = std::mem::take(&mut chosen.selections).into_iter();
+            let items = held.iter().map(|page| (page, selections.next()));
+            c.backlog.map(items, |(page, selection)| {
+                let wrapper = chosen.wrapper.as_ref();
+                let selection = selection
+                    .unwrap_or_else(|| wrapper_selection(wrapper, page, &residue, settings));
+                Ok(extract_page(
+                    c, wrapper, selection, &titles, page, &residue, settings,
+                ))
+            })
         };
-        // Each page's article, in parallel (a large site's pages would
-        // otherwise be extracted by one thread while the others wait):
-        // from the pages learning read when they are all of the cluster's,
-        // else parsed again, a chunk at a time.
-        let extracted = if held.len() == c.members.len() {
-            c.backlog.map(held, |page| Ok(extract(page)))
-        } else {
-            c.pages.visit(c.members, extract)?
-        };
-        Ok::<_, std::io::Error>((chosen, extracted))
-    })??;
+        (residue, chosen, Some(extracted))
+    })?;
+    let extracted = match extracted {
+        Some(extracted) => extracted,
+        None => c.pages.visit(c.members, |page| {
+            let wrapper = chosen.wrapper.as_ref();
+            let selection = wrapper_selection(wrapper, page, &residue, settings);
+            extract_page(c, wrapper, selection, &titles, page, &residue, settings)
+        })?,
+    };
     let wrapper = chosen.wrapper.as_ref();
-    let mut matched = 0;
+    let mut served = 0;
     let mut fallbacks = 0;
     let mut chars = Vec::new();
     for page in extracted {
@@ -527,7 +547,7 @@ fn process_cluster(
         match article {
             Ok((article, by_wrapper)) => {
                 if by_wrapper {
-                    matched += 1;
+                    served += 1;
                 } else {
                     fallbacks += 1;
                 }
@@ -569,7 +589,7 @@ fn process_cluster(
         site: site.to_string(),
         cluster: cluster.to_string(),
         pages: c.members.len(),
-        wrapper_matches: matched,
+        wrapper_matches: served,
         fallbacks,
         wrapper: chosen.status.name().to_string(),
     });
@@ -582,20 +602,22 @@ type PageArticle = Result<(Article, bool), Box<Reject>>;
 /// A page's article by the cluster's wrapper, or by the fallback where
 /// the wrapper selects nothing; with the length of the wrapper's text, for
 /// the wrapper's quality.
+// The cluster's context (pages, titles, residue) plus the page's.
+#[allow(clippy::too_many_arguments)]
 fn extract_page(
     c: &ClusterPages<'_, '_, '_>,
     wrapper: Option<&Wrapper>,
-    residue: &Residue,
+    (text, nodes): Selection,
     titles: &[&str],
     page: &Page<'_>,
+    residue: &Residue,
     settings: &SiteSettings,
 ) -> (Option<usize>, PageArticle) {
     let (site, cluster) = (c.site, c.cluster);
-    let (text, nodes) = wrapper_text(wrapper, page, residue, settings);
     let chars = text_chars(&text);
-    // Checked between the steps of the page's extraction (wrapper,
-    // then fallback): the extraction methods themselves are not
-    // interrupted.
+    // Checked before the article is built and after the fallback, from
+    // here (the wrapper's selection, made before, is not counted): the
+    // extraction methods themselves are not interrupted.
     let deadline = settings.extraction_deadline(page);
     let over_budget = || {
         if deadline.expired() {

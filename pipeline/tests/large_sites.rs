@@ -47,10 +47,11 @@ fn sites_parsed_again_give_the_files_of_sites_held_whole() {
     let held = tmp.path().join("held");
     let again = tmp.path().join("again");
     run_big9(&held, "[run]\nmax_resident_pages = 0\n");
-    // Every site of big9 has more than 5 pages, and no cluster more pages
-    // than its learning sample (200): each cluster learns from the same
-    // pages, parsed again, and the outputs are the same bytes.
-    run_big9(&again, "[run]\nmax_resident_pages = 5\n");
+    // Most of big9's pages are on sites of more than 10 pages, and no
+    // cluster has more than 10, the learning sample's size here (at most
+    // `run.max_resident_pages`): each cluster learns from the same pages,
+    // parsed again, and the outputs are the same bytes.
+    run_big9(&again, "[run]\nmax_resident_pages = 10\n");
     for file in [
         "articles.jsonl",
         "wrappers.jsonl",
@@ -84,8 +85,16 @@ fn a_cluster_larger_than_its_sample_is_extracted_a_chunk_at_a_time() {
     );
     assert_eq!(xpaths(&held), xpaths(&again));
     assert!(!xpaths(&again).is_empty());
-    // The same clusters, and a wrapper match or a fallback for every page.
-    assert_eq!(read(&held, "summary.csv"), read(&again, "summary.csv"));
+    // The same clusters (whether a page is served by the wrapper may
+    // differ: its text is cleaned with the sample's residue), and an
+    // article for every page.
+    let clusters = |out: &Path| -> Vec<String> {
+        read(out, "summary.csv")
+            .lines()
+            .map(|l| l.split(',').take(3).collect::<Vec<_>>().join(","))
+            .collect()
+    };
+    assert_eq!(clusters(&held), clusters(&again));
     let urls = |out: &Path| -> Vec<String> {
         articles(out)
             .iter()
