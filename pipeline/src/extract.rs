@@ -250,6 +250,11 @@ pub fn extract_bucket(
                     marker.articles += out.articles.len() as u64;
                     marker.by_wrapper +=
                         out.articles.iter().filter(|a| a.wrapper.is_some()).count() as u64;
+                    if let Some(spilled) = out.spilled {
+                        let counts = spilled.copy_to(articles)?;
+                        marker.articles += counts.articles;
+                        marker.by_wrapper += counts.by_wrapper;
+                    }
                     out.wrappers.sort_by(wrapper_order);
                     for w in &out.wrappers {
                         // Equal keys: tonight's first, as a stable sort of

@@ -18,6 +18,7 @@ mod partition;
 mod reuse;
 mod run;
 mod site;
+mod spill;
 mod title;
 
 use std::path::{Path, PathBuf};

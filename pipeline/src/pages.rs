@@ -186,17 +186,24 @@ impl<'f, 'r> SitePages<'f, 'r> {
         }
     }
 
-    /// `f` of each page at `indices`, in order, in parallel as the
-    /// [`Backlog`] allows. A page parsed again that passes its budget this
-    /// time gives its reject instead.
+    /// `f` of each page at `indices`, in parallel as the [`Backlog`]
+    /// allows, handed to `each` in order (a chunk at a time when parsed
+    /// again, so that what `f` returns is not held for every page). A page
+    /// parsed again that passes its budget this time gives its reject
+    /// instead.
     pub fn visit<R: Send>(
         &self,
         indices: &[usize],
         f: impl Fn(&Page<'f>) -> R + Sync,
-    ) -> io::Result<Vec<Result<R, Box<Reject>>>> {
+        mut each: impl FnMut(Result<R, Box<Reject>>) -> io::Result<()>,
+    ) -> io::Result<()> {
         match &self.source {
-            Source::Held(pages) => Ok(self.backlog.map(indices, |&i| Ok(f(&pages[i])))),
-            Source::Bucket(..) => self.parse_again(indices, |page| f(&page)),
+            Source::Held(pages) => self
+                .backlog
+                .map(indices, |&i| Ok(f(&pages[i])))
+                .into_iter()
+                .try_for_each(each),
+            Source::Bucket(..) => self.parse_again(indices, |page| f(&page), &mut each),
         }
     }
 
@@ -210,11 +217,15 @@ impl<'f, 'r> SitePages<'f, 'r> {
                 Ok(f(&held))
             }
             Source::Bucket(..) => {
-                let parsed: Vec<Page<'f>> = self
-                    .parse_again(indices, |page| page)?
-                    .into_iter()
-                    .flatten()
-                    .collect();
+                let mut parsed = Vec::with_capacity(indices.len());
+                self.parse_again(
+                    indices,
+                    |page| page,
+                    |page| {
+                        parsed.extend(page.ok());
+                        Ok(())
+                    },
+                )?;
                 let held: Vec<&Page<'f>> = parsed.iter().collect();
                 Ok(f(&held))
             }
@@ -222,29 +233,29 @@ impl<'f, 'r> SitePages<'f, 'r> {
     }
 
     /// Reads the pages at `indices` from the bucket a chunk at a time and
-    /// hands each to `f` once parsed.
+    /// hands `f` of each, once parsed, to `each`.
     fn parse_again<R: Send>(
         &self,
         indices: &[usize],
         f: impl Fn(Page<'f>) -> R + Sync,
-    ) -> io::Result<Vec<Result<R, Box<Reject>>>> {
+        mut each: impl FnMut(Result<R, Box<Reject>>) -> io::Result<()>,
+    ) -> io::Result<()> {
         let Source::Bucket(reader, entries) = &self.source else {
             unreachable!("only a bucket's pages are parsed again");
         };
-        let mut out = Vec::with_capacity(indices.len());
         for chunk in indices.chunks(READ_CHUNK) {
             let at: Vec<Entry> = chunk.iter().map(|&i| entries[i]).collect();
             let records = load_pages(reader, &at)?;
-            out.extend(
-                self.backlog
-                    .map(chunk.iter().zip(records), |(&index, record)| {
-                        let mut page = parse(record, self.feeds, self.settings)?;
-                        page.index = index;
-                        Ok(f(page))
-                    }),
-            );
+            self.backlog
+                .map(chunk.iter().zip(records), |(&index, record)| {
+                    let mut page = parse(record, self.feeds, self.settings)?;
+                    page.index = index;
+                    Ok(f(page))
+                })
+                .into_iter()
+                .try_for_each(&mut each)?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -5,7 +5,9 @@
 //! pages are parsed and extracted in parallel, the template grouping runs in
 //! the site's task, then its clusters in parallel. A site of more than
 //! `run.max_resident_pages` pages is not held parsed whole: its pages are
-//! parsed again from its bucket as each step needs them ([`SitePages`]).
+//! parsed again from its bucket as each step needs them ([`SitePages`]),
+//! and its articles wait in a temporary file, not in memory
+//! ([`ArticleSpill`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -28,12 +30,15 @@ use crate::fallback;
 use crate::method::{Method, PageMethod};
 use crate::pages::{Page, SitePages};
 use crate::reuse::{NewWrapper, Reuse, WrapperStatus};
+use crate::spill::{ArticleSink, ArticleSpill};
 use crate::title::clean_title;
 
 /// Everything one site contributes to the outputs.
 #[derive(Default)]
 pub struct SiteOutput {
     pub articles: Vec<Article>,
+    /// A site parsed again writes its articles here instead.
+    pub spilled: Option<ArticleSpill>,
     pub wrappers: Vec<WrapperRecord>,
     pub summary: Vec<SummaryRow>,
     /// Pages stopped by their time budget (stage `budget`).
@@ -212,6 +217,7 @@ pub fn process_site(
             SitePages::hold(records, feeds, settings, backlog, &mut out.rejects)
         }
         SiteInput::Bucket(reader, entries) => {
+            out.spilled = Some(ArticleSpill::new_in(reader.dir())?);
             SitePages::read(reader, entries, feeds, settings, backlog, &mut out.rejects)?
         }
     };
@@ -244,7 +250,9 @@ fn page_level_site(
     out: &mut SiteOutput,
 ) -> std::io::Result<()> {
     let cluster = format!("{site}/page");
-    let articles = pages.visit(all, |page| {
+    let mut articles = ArticleSink::new(out.spilled.as_ref(), &cluster);
+    let mut served = 0;
+    let extract = |page: &Page<'_>| {
         let deadline = settings.extraction_deadline(page);
         let article = page_level_article(
             site,
@@ -263,17 +271,18 @@ fn page_level_site(
         } else {
             Ok(article)
         }
-    })?;
-    let mut served = 0;
-    for article in articles {
+    };
+    pages.visit(all, extract, |article| {
         match article.and_then(|a| a) {
             Ok(article) => {
                 served += 1;
-                out.articles.push(article);
+                articles.push(article)?;
             }
             Err(reject) => out.rejects.push(*reject),
         }
-    }
+        Ok(())
+    })?;
+    out.articles = articles.finish()?;
     out.summary.push(SummaryRow {
         site: site.to_string(),
         cluster,
@@ -312,6 +321,7 @@ fn clustered_site(
             pages,
             siblings,
             backlog,
+            spill: out.spilled.as_ref(),
         };
         let mut part = SiteOutput::default();
         let claimed = process_cluster(&cluster, settings, &mut part)?;
@@ -347,6 +357,8 @@ struct ClusterPages<'a, 'f, 'r> {
     pages: &'a SitePages<'f, 'r>,
     siblings: &'a [&'a Page<'a>],
     backlog: &'a Backlog,
+    /// Where the articles of a site parsed again go.
+    spill: Option<&'a ArticleSpill>,
 }
 
 impl ClusterPages<'_, '_, '_> {
@@ -524,19 +536,12 @@ fn process_cluster(
         };
         (residue, chosen, Some(extracted))
     })?;
-    let extracted = match extracted {
-        Some(extracted) => extracted,
-        None => c.pages.visit(c.members, |page| {
-            let wrapper = chosen.wrapper.as_ref();
-            let selection = wrapper_selection(wrapper, page, &residue, settings);
-            extract_page(c, wrapper, selection, &titles, page, &residue, settings)
-        })?,
-    };
     let wrapper = chosen.wrapper.as_ref();
+    let mut articles = ArticleSink::new(c.spill, cluster);
     let mut served = 0;
     let mut fallbacks = 0;
     let mut chars = Vec::new();
-    for page in extracted {
+    let mut take = |page: Result<(Option<usize>, PageArticle), Box<Reject>>| {
         let article = match page {
             Ok((text, article)) => {
                 chars.extend(text);
@@ -551,11 +556,24 @@ fn process_cluster(
                 } else {
                     fallbacks += 1;
                 }
-                out.articles.push(article);
+                articles.push(article)?;
             }
             Err(reject) => out.rejects.push(*reject),
         }
+        Ok(())
+    };
+    match extracted {
+        Some(extracted) => extracted.into_iter().try_for_each(&mut take)?,
+        None => c.pages.visit(
+            c.members,
+            |page| {
+                let selection = wrapper_selection(wrapper, page, &residue, settings);
+                extract_page(c, wrapper, selection, &titles, page, &residue, settings)
+            },
+            &mut take,
+        )?,
     }
+    out.articles = articles.finish()?;
     let record = match (chosen.reused, wrapper) {
         (Some(reused), _) => Some(reused),
         (None, Some(w)) => {
