@@ -234,7 +234,11 @@ pub fn extract_bucket(
                         let (feed_entries, page_entries): (Vec<Entry>, Vec<Entry>) =
                             entries.iter().partition(|e| e.feed);
                         let (_, feeds) = site_input(reader.load(&feed_entries)?);
-                        let input = SiteInput::Bucket(&reader, page_entries);
+                        let input = SiteInput::Bucket {
+                            reader: &reader,
+                            entries: page_entries,
+                            spill_dir: dir,
+                        };
                         process_site(site, input, &feeds, settings, backlog)?
                     };
                     progress.inc(1);
@@ -243,6 +247,9 @@ pub fn extract_bucket(
                 let records = |(_, entries): &(String, Vec<Entry>)| entries.len();
                 let write_site = |out: std::io::Result<SiteOutput>| {
                     let mut out = out?;
+                    // A site's articles are held or spilled, not both: the
+                    // held ones are written first.
+                    debug_assert!(out.articles.is_empty() || out.spilled.is_none());
                     out.articles.sort_by(article_order);
                     for a in &out.articles {
                         write_line(articles, a)?;

@@ -10,6 +10,7 @@
 //! ([`ArticleSpill`]).
 
 use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -194,10 +195,15 @@ impl SiteSettings {
 
 /// A site's page records: all of them (sorted by URL), or, for a site of
 /// more than `run.max_resident_pages` pages, their bucket entries, read
-/// and parsed as each step needs them ([`SitePages`]).
+/// and parsed as each step needs them ([`SitePages`]), and the folder its
+/// articles wait in ([`ArticleSpill`]).
 pub enum SiteInput<'r> {
     Records(Vec<PageRecord>),
-    Bucket(&'r BucketReader, Vec<Entry>),
+    Bucket {
+        reader: &'r BucketReader,
+        entries: Vec<Entry>,
+        spill_dir: &'r Path,
+    },
 }
 
 /// Processes the pages of one site. An error only when a large site's
@@ -216,8 +222,12 @@ pub fn process_site(
         SiteInput::Records(records) => {
             SitePages::hold(records, feeds, settings, backlog, &mut out.rejects)
         }
-        SiteInput::Bucket(reader, entries) => {
-            out.spilled = Some(ArticleSpill::new_in(reader.dir())?);
+        SiteInput::Bucket {
+            reader,
+            entries,
+            spill_dir,
+        } => {
+            out.spilled = Some(ArticleSpill::new_in(spill_dir)?);
             SitePages::read(reader, entries, feeds, settings, backlog, &mut out.rejects)?
         }
     };

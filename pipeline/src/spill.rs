@@ -4,15 +4,16 @@
 //! articles are written once the sites before it are, and are held until
 //! then. For a site parsed again (more than `run.max_resident_pages`
 //! pages) that would grow with the site (≈ 5 KB a page as JSON on the dev
-//! corpora, several times more with `--format html`), so its clusters
-//! write their articles as they are extracted, as the JSON lines of
-//! `articles.jsonl`, into one unnamed temporary file in the work folder
-//! (gone with its handle, even after a crash). Each cluster writes
-//! segments of its own; the site's writer copies them in cluster order.
+//! corpora, twice that with `--format html`), so its clusters write their
+//! articles as they are extracted, as the JSON lines of `articles.jsonl`,
+//! into one temporary file in the bucket's output folder, unlinked from the
+//! start where the file system allows it (`tempfile::tempfile_in`). Each
+//! cluster writes segments of its own; the site's writer copies them in
+//! cluster order.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use canopy_types::Article;
@@ -23,13 +24,13 @@ const SEGMENT_BYTES: usize = 1 << 20;
 
 /// One site's articles in a temporary file.
 pub struct ArticleSpill {
+    /// Where the file is, for errors.
+    dir: PathBuf,
     inner: Mutex<Inner>,
 }
 
 struct Inner {
     file: File,
-    /// The file's length.
-    end: u64,
     segments: Vec<Segment>,
 }
 
@@ -52,16 +53,11 @@ pub struct Counts {
 
 impl ArticleSpill {
     pub fn new_in(dir: &Path) -> io::Result<ArticleSpill> {
-        let file = tempfile::tempfile_in(dir).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot create a temporary file in {}: {e}", dir.display()),
-            )
-        })?;
+        let file = tempfile::tempfile_in(dir).map_err(|e| in_dir(dir, e))?;
         Ok(ArticleSpill {
+            dir: dir.to_path_buf(),
             inner: Mutex::new(Inner {
                 file,
-                end: 0,
                 segments: Vec::new(),
             }),
         })
@@ -69,10 +65,12 @@ impl ArticleSpill {
 
     fn append(&self, mut segment: Segment, lines: &[u8]) -> io::Result<()> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.file.write_all(lines)?;
-        segment.offset = inner.end;
+        let write = |file: &mut File| {
+            let offset = file.seek(SeekFrom::End(0))?;
+            file.write_all(lines).map(|()| offset)
+        };
+        segment.offset = write(&mut inner.file).map_err(|e| in_dir(&self.dir, e))?;
         segment.len = lines.len() as u64;
-        inner.end += segment.len;
         inner.segments.push(segment);
         Ok(())
     }
@@ -86,12 +84,16 @@ impl ArticleSpill {
             .sort_by(|a, b| (&a.cluster, a.seq).cmp(&(&b.cluster, b.seq)));
         let mut counts = Counts::default();
         for s in &inner.segments {
-            inner.file.seek(SeekFrom::Start(s.offset))?;
-            let copied = io::copy(&mut (&inner.file).take(s.len), out)?;
+            // The segment's bytes, and how many there were.
+            let mut read = || {
+                inner.file.seek(SeekFrom::Start(s.offset))?;
+                io::copy(&mut (&inner.file).take(s.len), out)
+            };
+            let copied = read().map_err(|e| in_dir(&self.dir, e))?;
             if copied != s.len {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a temporary article file is shorter than what was written to it",
+                return Err(in_dir(
+                    &self.dir,
+                    io::Error::new(io::ErrorKind::UnexpectedEof, "shorter than written"),
                 ));
             }
             counts.articles += s.articles;
@@ -99,6 +101,14 @@ impl ArticleSpill {
         }
         Ok(counts)
     }
+}
+
+/// `error` of the temporary article file in `dir`.
+fn in_dir(dir: &Path, error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        format!("temporary article file in {}: {error}", dir.display()),
+    )
 }
 
 /// Where a cluster puts its articles: a vector, or its site's spill.
@@ -213,6 +223,9 @@ mod tests {
         }
         assert!(two.finish().unwrap().is_empty());
         assert!(ten.finish().unwrap().is_empty());
+        // Each cluster wrote more than one segment.
+        let segments = spill.inner.lock().unwrap().segments.len();
+        assert!(segments >= 4, "{segments} segments");
         for cluster in ["s/10", "s/2"] {
             for i in 0..4 {
                 expected.push((cluster.to_string(), format!("u{i}")));

@@ -3,6 +3,7 @@
 //! (pipeline/src/pages.rs). Run on big9 with that bound set below its sites'
 //! sizes, it must give what holding them gives.
 
+use std::io::Read;
 use std::path::Path;
 
 mod common;
@@ -114,4 +115,77 @@ fn a_cluster_larger_than_its_sample_is_extracted_a_chunk_at_a_time() {
         "{same} articles of {} the same",
         articles(&held).len()
     );
+}
+
+/// big9's WARC, uncompressed, with every page moved to the one site
+/// `one.example` (`http://host/x` -> `http://one.example/host/x`): a site of
+/// 200 pages. Only the WARC headers change, so every record's
+/// Content-Length stays right.
+fn big9_as_one_site(out: &Path) {
+    let mut raw = Vec::new();
+    let gz = std::fs::File::open(corpora().join("big9/big9.warc.gz")).unwrap();
+    flate2::read::MultiGzDecoder::new(gz)
+        .read_to_end(&mut raw)
+        .unwrap();
+    const URI: &[u8] = b"\r\nWARC-Target-URI: ";
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let mut one = Vec::with_capacity(raw.len() + (1 << 16));
+    let mut rest = &raw[..];
+    let mut moved = 0;
+    while let Some(at) = find(rest, URI) {
+        let scheme = at + URI.len();
+        let host = scheme + find(&rest[scheme..], b"://").unwrap() + 3;
+        one.extend_from_slice(&rest[..host]);
+        one.extend_from_slice(b"one.example/");
+        rest = &rest[host..];
+        moved += 1;
+    }
+    one.extend_from_slice(rest);
+    assert!(moved >= 200, "{moved} URIs rewritten");
+    std::fs::write(out, one).unwrap();
+}
+
+#[test]
+fn a_site_parsed_again_writes_its_articles_through_a_temporary_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let warc = tmp.path().join("one.warc");
+    big9_as_one_site(&warc);
+    // WLR reads no sibling pages, so a site parsed again must give the
+    // same bytes as one held. Its one cluster of 200 pages is parsed again
+    // in two chunks (128 pages a chunk) and, as HTML renderings, its
+    // articles take about 2 MB: more than one segment of the file.
+    let run = |name: &str, bound: usize| {
+        let out = tmp.path().join(name);
+        let config = out.with_extension("toml");
+        std::fs::write(&config, format!("[run]\nmax_resident_pages = {bound}\n")).unwrap();
+        let done = canopy(&[
+            "run".as_ref(),
+            warc.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--config".as_ref(),
+            config.as_os_str(),
+            "--method".as_ref(),
+            "wlr".as_ref(),
+            "--format".as_ref(),
+            "html".as_ref(),
+            "--threads".as_ref(),
+            "2".as_ref(),
+        ]);
+        // The counts of the run's last line: "…(N pages/s): <counts>".
+        let stderr = String::from_utf8(done.stderr).unwrap();
+        let counts = stderr.lines().last().unwrap().split("): ").nth(1).unwrap();
+        (out, counts.to_string())
+    };
+    let (held, held_counts) = run("held", 0);
+    let (again, again_counts) = run("again", 100);
+    for file in ["articles.jsonl", "summary.csv", "rejects.jsonl"] {
+        assert!(
+            read(&held, file) == read(&again, file),
+            "{file} differs when the site's articles go through a file"
+        );
+    }
+    assert_eq!(held_counts, again_counts);
+    assert_eq!(articles(&again).len(), 200);
+    assert!(read(&again, "articles.jsonl").len() > 1 << 21);
 }

@@ -81,11 +81,6 @@ impl BucketReader {
     }
 
     /// The records at `entries`, in the order given.
-    /// The bucket's folder in the work folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     pub fn load(&self, entries: &[Entry]) -> io::Result<Vec<Record>> {
         let mut files: HashMap<u32, (PathBuf, File)> = HashMap::new();
         let mut frame = Vec::new();
