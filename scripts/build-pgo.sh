@@ -11,8 +11,8 @@
 #    target/pgo.
 #
 # The optimiser then lays out and inlines the code for the paths real pages take; html5ever's
-# tokenizer, most of a run, gains most (docs/performance.md, "What changed for speed in the
-# eighth session"). The outputs are the same bytes as the plain `dist` build's: PGO changes
+# tokenizer, most of a run, gains most (docs/performance.md, "What changed, session by
+# session", eighth session). The outputs are the same bytes as the plain `dist` build's: PGO changes
 # code layout, not what the code does. The training input is the shipped sample, not the
 # benchmark corpora. Two full builds: ≈ 15 minutes on 2 cores. Separate target folders keep
 # the RUSTFLAGS of these builds from invalidating the usual `target/release` and

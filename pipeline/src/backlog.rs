@@ -12,7 +12,7 @@
 //! (the end of a bucket, or a site larger than the window). Two-thread runs
 //! took 1–8 % less wall time on the dev corpora, and a worker no longer
 //! holds a second site's pages while it waits in a split loop
-//! (docs/performance.md, "Twelfth session").
+//! (docs/performance.md, "What changed, session by session").
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
