@@ -271,7 +271,7 @@ fn page_level_site(
             &[method],
             &[],
             siblings,
-            &CleanOptions::none(),
+            Role::Alone,
             settings.render,
         );
         if deadline.expired() {
@@ -665,7 +665,7 @@ fn extract_page(
                 &settings.fallback,
                 titles,
                 c.siblings,
-                &settings.clean,
+                Role::Fallback(&settings.clean),
                 settings.render,
             );
             over_budget()?;
@@ -801,6 +801,19 @@ fn feed_signifiers(analyzer: &mut Analyzer, item: &FeedItem, lang: Language) -> 
     seen.into_iter().take(64).map(|t| (t, 1.0)).collect()
 }
 
+/// How page-level methods serve a page.
+#[derive(Clone, Copy)]
+enum Role<'a> {
+    /// Run alone (`--method wlr`…): a method's selection as its paper
+    /// makes it, not cleaned, anchored or widened, so that it is a baseline.
+    Alone,
+    /// Where a site-level method's wrapper gives no text: the union of the
+    /// methods' selections anchored at the article's heading (several
+    /// methods), its prose siblings joined, then cleaned with these
+    /// options but for residue (there are no siblings to find it with).
+    Fallback(&'a CleanOptions),
+}
+
 // The site's context (site, cluster, siblings) plus the method's settings;
 // a struct for them would be built at each of the two calls only.
 #[allow(clippy::too_many_arguments)]
@@ -811,16 +824,16 @@ fn page_level_article(
     methods: &[PageMethod],
     sibling_titles: &[&str],
     siblings: &[&Page<'_>],
-    clean: &CleanOptions,
+    role: Role<'_>,
     render: Render,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
-    // As Forest's fallback, link-dense blocks go (there are no siblings to
-    // find residue with); run on its own (densities infinite), a method
-    // gives exactly what its paper's does.
-    let options = CleanOptions {
-        residue: false,
-        ..clean.clone()
+    let options = match role {
+        Role::Alone => CleanOptions::none(),
+        Role::Fallback(clean) => CleanOptions {
+            residue: false,
+            ..clean.clone()
+        },
     };
     let (text, nodes) = match methods {
         [PageMethod::Description] => (
@@ -838,24 +851,9 @@ fn page_level_article(
                 .flat_map(|&m| page_level_nodes(page, m, siblings))
                 .collect();
             let mut nodes = fallback::outermost(&page.doc, nodes);
-            // One count of the page's text and link text serves the
-            // anchor and the prose siblings.
-            let counts = TextCounts::of(&page.doc);
-            let heading = (methods.len() > 1)
-                .then(|| {
-                    let raw = raw_title(&page.doc);
-                    canopy_metadata::page_heading(&page.doc, &[&raw, &page.doc.title(), &title])
-                })
-                .flatten();
-            if let Some(heading) = heading {
-                // BlockExtractor's text blocks of this page alone: its
-                // cross-page pass would read every sibling for each page
-                // the wrapper misses.
-                nodes = fallback::anchored(&page.doc, &counts, heading, nodes, || {
-                    canopy_extract::blockextractor(&page.doc, &[])
-                });
+            if let Role::Fallback(_) = role {
+                nodes = anchored_with_prose(page, &title, methods.len() > 1, nodes);
             }
-            let nodes = with_prose_siblings(&page.doc, &counts, nodes);
             let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
             (text, nodes)
         }
@@ -871,12 +869,12 @@ fn page_level_article(
             .collect::<Vec<_>>()
             .join("+"),
         wrapper: None,
-        text: with_title(&title, &text, clean.title_lead),
+        text: with_title(&title, &text, options.title_lead),
         title,
         lang: page.lang.code().to_string(),
         ..Article::default()
     };
-    add_metadata(&mut article, page, &nodes, clean.title_lead);
+    add_metadata(&mut article, page, &nodes, options.title_lead);
     add_renderings(
         &mut article,
         page,
@@ -886,6 +884,34 @@ fn page_level_article(
         render,
     );
     article
+}
+
+/// The fallback's selection: anchored at the article's heading when it is
+/// the union of several methods (fallback.rs), then widened to its prose
+/// siblings.
+fn anchored_with_prose(
+    page: &Page<'_>,
+    title: &str,
+    union: bool,
+    mut nodes: Vec<NodeId>,
+) -> Vec<NodeId> {
+    // One count of the page's text and link text serves the anchor and the
+    // prose siblings.
+    let counts = TextCounts::of(&page.doc);
+    let heading = union
+        .then(|| {
+            let raw = raw_title(&page.doc);
+            canopy_metadata::page_heading(&page.doc, &[&raw, &page.doc.title(), title])
+        })
+        .flatten();
+    if let Some(heading) = heading {
+        // BlockExtractor's text blocks of this page alone: its cross-page
+        // pass would read every sibling for each page the wrapper misses.
+        nodes = fallback::anchored(&page.doc, &counts, heading, nodes, || {
+            canopy_extract::blockextractor(&page.doc, &[])
+        });
+    }
+    with_prose_siblings(&page.doc, &counts, nodes)
 }
 
 /// A page-level selection made of prose elements (a run of paragraphs)
@@ -1117,5 +1143,62 @@ mod tests {
             .find(|&n| doc.attr(n, "id") == Some("post"))
             .unwrap();
         assert_eq!(with_prose_siblings(&doc, &counts, vec![post]), vec![post]);
+    }
+
+    #[test]
+    fn a_method_run_alone_is_not_widened_the_fallback_is() {
+        use super::{page_level_article, PageMethod, Render, Role};
+        use crate::pages::Page;
+        use canopy_extract::{CleanOptions, WlrVariant};
+        use canopy_types::{PageRecord, SourceRef};
+
+        let words = |n: usize, w: &str| vec![w; n].join(" ");
+        let html = format!(
+            "<body><div id=post><h1>Title</h1><p>{}.</p><h2>Then</h2><p>{}.</p></div></body>",
+            words(60, "first"),
+            words(20, "second"),
+        );
+        let page = Page {
+            index: 0,
+            record: PageRecord {
+                url: "http://example.com/a".into(),
+                record_id: "<urn:uuid:1>".into(),
+                source: SourceRef {
+                    file: "test".into(),
+                    offset: None,
+                },
+                status: Some(200),
+                charset: "UTF-8".into(),
+                date: None,
+                html: String::new(),
+            },
+            doc: Document::parse(&html, &DomOptions::default()),
+            lang: canopy_signifiers::Language::English,
+            feed: None,
+            spent: Default::default(),
+        };
+        let wlr = [PageMethod::Wlr(WlrVariant::Wlr)];
+        let article = |role| {
+            page_level_article(
+                "example.com",
+                "example.com/0",
+                &page,
+                &wlr,
+                &[],
+                &[],
+                role,
+                Render::default(),
+            )
+            .text
+        };
+        // WLR alone selects the long paragraph, as its paper does: nothing
+        // after it joins.
+        let alone = article(Role::Alone);
+        assert!(alone.contains("first first"), "{alone}");
+        assert!(!alone.contains("second"), "{alone}");
+        // As the fallback, the paragraph's prose siblings join it.
+        let fallback = article(Role::Fallback(&CleanOptions::none()));
+        assert!(fallback.contains("first first"), "{fallback}");
+        assert!(fallback.contains("Then\nsecond second"), "{fallback}");
     }
 }

@@ -12,7 +12,7 @@
 //! WORK/rejects/rank-RRRRR.jsonl           the rank's rejects, sorted
 //! WORK/bucket-KKKKK/rank-RRRRR.data       records, one LZ4 frame each (`frame.rs`)
 //! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each
-//! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,done.json}
+//! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,rejects.jsonl,done.json}
 //! ```
 //!
 //! Every file is written to a temporary name and renamed when whole, and a
