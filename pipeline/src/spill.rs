@@ -40,8 +40,7 @@ struct Segment {
     seq: usize,
     offset: u64,
     len: u64,
-    articles: u64,
-    by_wrapper: u64,
+    counts: Counts,
 }
 
 /// Articles and those a wrapper served, for the bucket's marker.
@@ -63,15 +62,21 @@ impl ArticleSpill {
         })
     }
 
-    fn append(&self, mut segment: Segment, lines: &[u8]) -> io::Result<()> {
+    /// Appends segment `seq` of `cluster`: `lines`, holding `counts`.
+    fn append(&self, cluster: &str, seq: usize, counts: Counts, lines: &[u8]) -> io::Result<()> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let write = |file: &mut File| {
             let offset = file.seek(SeekFrom::End(0))?;
             file.write_all(lines).map(|()| offset)
         };
-        segment.offset = write(&mut inner.file).map_err(|e| in_dir(&self.dir, e))?;
-        segment.len = lines.len() as u64;
-        inner.segments.push(segment);
+        let offset = write(&mut inner.file).map_err(|e| in_dir(&self.dir, e))?;
+        inner.segments.push(Segment {
+            cluster: cluster.to_string(),
+            seq,
+            offset,
+            len: lines.len() as u64,
+            counts,
+        });
         Ok(())
     }
 
@@ -96,8 +101,8 @@ impl ArticleSpill {
                     io::Error::new(io::ErrorKind::UnexpectedEof, "shorter than written"),
                 ));
             }
-            counts.articles += s.articles;
-            counts.by_wrapper += s.by_wrapper;
+            counts.articles += s.counts.articles;
+            counts.by_wrapper += s.counts.by_wrapper;
         }
         Ok(counts)
     }
@@ -123,8 +128,8 @@ pub struct ClusterSpill<'s> {
     cluster: String,
     lines: Vec<u8>,
     seq: usize,
-    articles: u64,
-    by_wrapper: u64,
+    /// Of the lines not yet appended.
+    counts: Counts,
 }
 
 impl<'s> ArticleSink<'s> {
@@ -137,8 +142,7 @@ impl<'s> ArticleSink<'s> {
                 cluster: cluster.to_string(),
                 lines: Vec::new(),
                 seq: 0,
-                articles: 0,
-                by_wrapper: 0,
+                counts: Counts::default(),
             }),
         }
     }
@@ -151,8 +155,8 @@ impl<'s> ArticleSink<'s> {
             ArticleSink::Spilled(s) => {
                 serde_json::to_writer(&mut s.lines, &article)?;
                 s.lines.push(b'\n');
-                s.articles += 1;
-                s.by_wrapper += u64::from(article.wrapper.is_some());
+                s.counts.articles += 1;
+                s.counts.by_wrapper += u64::from(article.wrapper.is_some());
                 if s.lines.len() >= SEGMENT_BYTES {
                     s.flush()?;
                 }
@@ -178,16 +182,10 @@ impl ClusterSpill<'_> {
         if self.lines.is_empty() {
             return Ok(());
         }
-        let segment = Segment {
-            cluster: self.cluster.clone(),
-            seq: self.seq,
-            offset: 0,
-            len: 0,
-            articles: std::mem::take(&mut self.articles),
-            by_wrapper: std::mem::take(&mut self.by_wrapper),
-        };
+        let counts = std::mem::take(&mut self.counts);
+        self.spill
+            .append(&self.cluster, self.seq, counts, &self.lines)?;
         self.seq += 1;
-        self.spill.append(segment, &self.lines)?;
         self.lines.clear();
         Ok(())
     }
