@@ -3,31 +3,39 @@
 //! (pipeline/src/pages.rs). Run on big9 with that bound set below its sites'
 //! sizes, it must give what holding them gives.
 
+use std::ffi::OsStr;
 use std::io::Read;
 use std::path::Path;
+use std::process::Output;
 
 mod common;
 use common::{articles, canopy, corpora};
 
-/// `canopy run` of big9's WARC and feeds into `out` with `settings` (a
-/// config file's text) and two threads.
-fn run_big9(out: &Path, settings: &str) {
-    let big9 = corpora().join("big9");
+/// `canopy run` of `inputs` into `out` with `settings` (a config file's
+/// text), two threads and the `extra` arguments.
+fn run_with(inputs: &[&Path], out: &Path, settings: &str, extra: &[&str]) -> Output {
     let config = out.with_extension("toml");
     std::fs::write(&config, settings).unwrap();
-    canopy(&[
-        "run".as_ref(),
-        big9.join("big9.warc.gz").as_os_str(),
-        big9.join("feeds").as_os_str(),
+    let mut args: Vec<&OsStr> = vec!["run".as_ref()];
+    args.extend(inputs.iter().map(|p| p.as_os_str()));
+    args.extend([
         "--out".as_ref(),
         out.as_os_str(),
         "--config".as_ref(),
         config.as_os_str(),
-        "--format".as_ref(),
-        "html".as_ref(),
         "--threads".as_ref(),
         "2".as_ref(),
     ]);
+    args.extend(extra.iter().map(OsStr::new));
+    canopy(&args)
+}
+
+/// `canopy run` of big9's WARC and feeds into `out` with `settings`, with
+/// HTML renderings.
+fn run_big9(out: &Path, settings: &str) {
+    let big9 = corpora().join("big9");
+    let inputs = [&*big9.join("big9.warc.gz"), &*big9.join("feeds")];
+    run_with(&inputs, out, settings, &["--format", "html"]);
 }
 
 fn read(out: &Path, file: &str) -> String {
@@ -157,22 +165,9 @@ fn a_site_parsed_again_writes_its_articles_through_a_temporary_file() {
     // file.
     let run = |name: &str, bound: usize| {
         let out = tmp.path().join(name);
-        let config = out.with_extension("toml");
-        std::fs::write(&config, format!("[run]\nmax_resident_pages = {bound}\n")).unwrap();
-        let done = canopy(&[
-            "run".as_ref(),
-            warc.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-            "--config".as_ref(),
-            config.as_os_str(),
-            "--method".as_ref(),
-            "wlr".as_ref(),
-            "--format".as_ref(),
-            "html,markdown".as_ref(),
-            "--threads".as_ref(),
-            "2".as_ref(),
-        ]);
+        let settings = format!("[run]\nmax_resident_pages = {bound}\n");
+        let extra = ["--method", "wlr", "--format", "html,markdown"];
+        let done = run_with(&[&warc], &out, &settings, &extra);
         // The counts of the run's last line: "…(N pages/s): <counts>".
         let stderr = String::from_utf8(done.stderr).unwrap();
         let counts = stderr.lines().last().unwrap().split("): ").nth(1).unwrap();
