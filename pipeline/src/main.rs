@@ -17,6 +17,7 @@ mod pages;
 mod partition;
 mod reuse;
 mod run;
+mod signatures;
 mod site;
 mod spill;
 mod title;

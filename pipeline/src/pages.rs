@@ -6,10 +6,11 @@
 //! its clusters' learning samples instead, at the price of parsing each page
 //! twice (once for its signature and title, once for learning or its
 //! article) and, in a cluster larger than its sample, the sample a third
-//! time.
+//! time. Its signatures wait in a temporary file ([`SiteSignatures`]).
 
 use std::collections::HashMap;
 use std::io;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use canopy_buckets::{BucketReader, Entry, Item};
@@ -19,6 +20,7 @@ use canopy_signifiers::{detect_language, Language};
 use canopy_types::{FeedItem, PageRecord, Reject};
 
 use crate::backlog::Backlog;
+use crate::signatures::{SignatureWriter, SiteSignatures};
 use crate::site::{raw_title, SiteSettings};
 
 /// Pages of a large site read from the bucket at once: their HTML is held
@@ -68,8 +70,9 @@ enum Source<'f, 'r> {
 /// The pages of one site that parsed within their budget, in (URL, record
 /// id) order, then input order, numbered from 0.
 pub struct SitePages<'f, 'r> {
-    /// Each page's tag-path signature, which groups pages by template.
-    pub signatures: Vec<Signature>,
+    /// Each page's tag-path signature, which groups pages by template:
+    /// held, or for a site parsed again in a temporary file.
+    pub signatures: SiteSignatures,
     pub infos: Vec<PageInfo>,
     source: Source<'f, 'r>,
     feeds: &'f HashMap<String, FeedItem>,
@@ -102,7 +105,7 @@ impl<'f, 'r> SitePages<'f, 'r> {
         }
         let (signatures, infos) = backlog.map(&pages, PageInfo::of).into_iter().unzip();
         SitePages {
-            signatures,
+            signatures: SiteSignatures::Held(signatures),
             infos,
             source: Source::Held(pages),
             feeds,
@@ -112,29 +115,34 @@ impl<'f, 'r> SitePages<'f, 'r> {
     }
 
     /// Reads and parses a site's pages at `entries` a chunk at a time, for
-    /// their signatures and titles, and holds none. A page over its budget
-    /// goes to `rejects`; an error only when the bucket cannot be read.
+    /// their signatures (into a temporary file in `spill_dir`) and titles,
+    /// and holds none. A page over its budget goes to `rejects`; an error
+    /// only when the bucket cannot be read or the file written.
     pub fn read(
         reader: &'r BucketReader,
         mut entries: Vec<Entry>,
+        spill_dir: &Path,
         feeds: &'f HashMap<String, FeedItem>,
         settings: &'f SiteSettings,
         backlog: &'f Backlog,
         rejects: &mut Vec<Reject>,
     ) -> io::Result<SitePages<'f, 'r>> {
         entries.sort_by_key(|e| e.pos);
+        let mut writer = SignatureWriter::new_in(spill_dir)?;
         let mut pages = Vec::with_capacity(entries.len());
         for chunk in entries.chunks(READ_CHUNK) {
             let records = load_pages(reader, chunk)?;
             let parsed: Vec<Result<_, Box<Reject>>> =
                 backlog.map(records.into_iter().zip(chunk), |(record, &entry)| {
                     let page = parse(record, feeds, settings)?;
-                    Ok((entry, PageInfo::of(&page), page.record))
+                    let key = (page.record.url.clone(), page.record.record_id.clone());
+                    Ok((key, entry, PageInfo::of(&page)))
                 });
             for page in parsed {
                 match page {
-                    Ok((entry, (signature, info), record)) => {
-                        pages.push((record, entry, signature, info))
+                    Ok((key, entry, (signature, info))) => {
+                        let span = writer.write(&signature)?;
+                        pages.push((key, entry, span, info));
                     }
                     Err(reject) => rejects.push(*reject),
                 }
@@ -142,17 +150,17 @@ impl<'f, 'r> SitePages<'f, 'r> {
         }
         // Stable: equal (url, record_id) keep input order, as `hold`'s
         // records do.
-        pages.sort_by(|(a, ..), (b, ..)| (&a.url, &a.record_id).cmp(&(&b.url, &b.record_id)));
+        pages.sort_by(|(a, ..), (b, ..)| a.cmp(b));
         let mut entries = Vec::with_capacity(pages.len());
-        let mut signatures = Vec::with_capacity(pages.len());
+        let mut spans = Vec::with_capacity(pages.len());
         let mut infos = Vec::with_capacity(pages.len());
-        for (_, entry, signature, info) in pages {
+        for (_, entry, span, info) in pages {
             entries.push(entry);
-            signatures.push(signature);
+            spans.push(span);
             infos.push(info);
         }
         Ok(SitePages {
-            signatures,
+            signatures: SiteSignatures::Spilled(writer.finish(spans)?),
             infos,
             source: Source::Bucket(reader, entries),
             feeds,

@@ -15,7 +15,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use canopy_buckets::{BucketReader, Entry};
-use canopy_cluster::{evenly_spaced, group_count, group_site_templates, Signature};
+use canopy_cluster::{
+    evenly_spaced, group_count, group_site_templates, Signature, SignatureSource,
+};
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{clean_text, CleanOptions, Kept, Residue, TextCounts};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
@@ -228,7 +230,15 @@ pub fn process_site(
             spill_dir,
         } => {
             out.spilled = Some(ArticleSpill::new_in(spill_dir)?);
-            SitePages::read(reader, entries, feeds, settings, backlog, &mut out.rejects)?
+            SitePages::read(
+                reader,
+                entries,
+                spill_dir,
+                feeds,
+                settings,
+                backlog,
+                &mut out.rejects,
+            )?
         }
     };
     let all: Vec<usize> = (0..pages.len()).collect();
@@ -317,7 +327,7 @@ fn clustered_site(
         &pages.signatures,
         settings.template_threshold,
         settings.max_group_pages,
-    );
+    )?;
     // The clusters in parallel (a large site's clusters would otherwise be
     // learned one after another while the other threads wait); each learns
     // with an analyzer of its own (`learn`). Outputs in cluster order.
@@ -371,15 +381,6 @@ struct ClusterPages<'a, 'f, 'r> {
     spill: Option<&'a ArticleSpill>,
 }
 
-impl ClusterPages<'_, '_, '_> {
-    fn signatures(&self) -> Vec<&Signature> {
-        self.members
-            .iter()
-            .map(|&i| &self.pages.signatures[i])
-            .collect()
-    }
-}
-
 /// The wrapper a cluster's pages are extracted with.
 struct Chosen {
     wrapper: Option<Wrapper>,
@@ -418,11 +419,13 @@ fn text_chars(text: &str) -> Option<usize> {
 }
 
 /// Reuse a saved wrapper if one fits and has not drifted on the pages
-/// `known` (the cluster's pages, or a large cluster's learning sample);
-/// else learn one from them (two pages or more, unless extracting only).
+/// `known` (the cluster's pages, or a large cluster's learning sample),
+/// whose signatures are `signatures`; else learn one from them (two pages
+/// or more, unless extracting only).
 fn choose_wrapper(
     c: &ClusterPages<'_, '_, '_>,
     known: &[&Page<'_>],
+    signatures: &[&Signature],
     residue: &Residue,
     settings: &SiteSettings,
 ) -> Chosen {
@@ -431,10 +434,10 @@ fn choose_wrapper(
     if let Some(reuse) = &settings.reuse {
         if let Some(m) = reuse
             .saved
-            .best_match(c.site, &c.signatures(), &reuse.thresholds)
+            .best_match(c.site, signatures, &reuse.thresholds)
         {
             let saved = reuse.saved.get(m.index);
-            let pages = c.members.len();
+            let pages = signatures.len();
             let fits = m.fit as f64 >= reuse.thresholds.min_template_share * pages as f64;
             // A single page that fits no saved template is a page apart (as
             // in a fresh run), not evidence that a template drifted.
@@ -512,12 +515,18 @@ fn process_cluster(
     out: &mut SiteOutput,
 ) -> std::io::Result<Option<usize>> {
     let (site, cluster) = (c.site, c.cluster);
-    let titles: Vec<&str> = c
-        .members
+    let known = c.pages.learning(c.members);
+    // The titles each page's title is cleaned against (title.rs), the
+    // template a saved wrapper must fit and a new one's sketch: the
+    // cluster's pages, or a large cluster's learning sample (each title is
+    // compared with every sibling's, so all of a cluster of 100 000 pages
+    // would take hours).
+    let titles: Vec<&str> = known
         .iter()
         .map(|&i| c.pages.infos[i].title.as_str())
         .collect();
-    let known = c.pages.learning(c.members);
+    let signatures = c.pages.signatures.load(&known)?;
+    let signatures: Vec<&Signature> = signatures.iter().map(|s| &**s).collect();
     // Each page's article, in parallel (a large site's pages would
     // otherwise be extracted by one thread while the others wait): from
     // the pages learning read when they are all of the cluster's (with a
@@ -526,7 +535,7 @@ fn process_cluster(
     let (residue, chosen, extracted) = c.pages.with(&known, |held| {
         let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
         let residue = Residue::learn(&docs);
-        let mut chosen = choose_wrapper(c, held, &residue, settings);
+        let mut chosen = choose_wrapper(c, held, &signatures, &residue, settings);
         if held.len() < c.members.len() {
             // The sample's selections are not needed past here.
             chosen.selections = Vec::new();
@@ -587,7 +596,7 @@ fn process_cluster(
     let record = match (chosen.reused, wrapper) {
         (Some(reused), _) => Some(reused),
         (None, Some(w)) => {
-            let sketch = canopy_reuse::template_sketch(&c.signatures());
+            let sketch = canopy_reuse::template_sketch(&signatures);
             // The learn date comes from the input, not the clock, so that a
             // run's outputs are the same bytes every time.
             let learned_on = c
