@@ -6,7 +6,7 @@
 //! on the dev corpora), long after the page's DOM is freed. Held for a site
 //! of a hundred thousand pages that is hundreds of megabytes, and small
 //! blocks that live on between the DOMs freed around them; in a file it is
-//! 12 bytes a page (where each one is), and the grouping reads them back a
+//! 16 bytes a page (where each one is), and the grouping reads them back a
 //! chunk at a time ([`canopy_cluster::group_site_templates`]).
 
 use std::borrow::Cow;
@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use canopy_cluster::{Signature, SignatureSource};
+
+use crate::spill::temporary_file_error;
 
 /// A site's signatures, in page order.
 pub enum SiteSignatures {
@@ -133,10 +135,7 @@ impl SignatureSpill {
 
 /// `error` of the temporary signature file in `dir`.
 fn in_dir(dir: &Path, error: io::Error) -> io::Error {
-    io::Error::new(
-        error.kind(),
-        format!("temporary signature file in {}: {error}", dir.display()),
-    )
+    temporary_file_error("signature", dir, error)
 }
 
 #[cfg(test)]

@@ -437,11 +437,11 @@ fn choose_wrapper(
             .best_match(c.site, signatures, &reuse.thresholds)
         {
             let saved = reuse.saved.get(m.index);
-            let pages = signatures.len();
-            let fits = m.fit as f64 >= reuse.thresholds.min_template_share * pages as f64;
+            let share = reuse.thresholds.min_template_share;
+            let fits = m.fit as f64 >= share * signatures.len() as f64;
             // A single page that fits no saved template is a page apart (as
             // in a fresh run), not evidence that a template drifted.
-            if fits || pages >= 2 {
+            if fits || c.members.len() >= 2 {
                 candidate = Some(m.index);
             }
             if fits {

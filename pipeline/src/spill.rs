@@ -110,9 +110,14 @@ impl ArticleSpill {
 
 /// `error` of the temporary article file in `dir`.
 fn in_dir(dir: &Path, error: io::Error) -> io::Error {
+    temporary_file_error("article", dir, error)
+}
+
+/// `error` of a temporary file of `what` in `dir`, saying which.
+pub(crate) fn temporary_file_error(what: &str, dir: &Path, error: io::Error) -> io::Error {
     io::Error::new(
         error.kind(),
-        format!("temporary article file in {}: {error}", dir.display()),
+        format!("temporary {what} file in {}: {error}", dir.display()),
     )
 }
 
