@@ -146,7 +146,7 @@ pub(crate) fn charset_from_content_type(content_type: &str) -> Option<&'static E
 fn charset_in(s: &[u8]) -> Option<&'static Encoding> {
     let lower = s.to_ascii_lowercase();
     let mut from = 0;
-    while let Some(pos) = find(lower.get(from..)?, b"charset") {
+    while let Some(pos) = memchr::memmem::find(lower.get(from..)?, b"charset") {
         let mut i = from + pos + b"charset".len();
         while lower.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
             i += 1;
@@ -180,21 +180,19 @@ fn charset_in(s: &[u8]) -> Option<&'static Encoding> {
     None
 }
 
-/// Position of `needle` in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 /// A simplified version of the HTML spec's encoding prescan over the first
 /// `limit` bytes: skips comments, and reads `<meta>` attributes `charset`, or
 /// `http-equiv="content-type"` together with `content`.
 pub(crate) fn prescan_meta_charset(body: &[u8], limit: usize) -> Option<&'static Encoding> {
     let head = body.get(..limit).unwrap_or(body);
     let mut i = 0;
-    while i < head.len() {
+    // Everything the scan reads starts at a `<`: jump from one to the next
+    // (the late scan reads up to 64 KiB of a page that declares nothing).
+    while let Some(at) = memchr::memchr(b'<', head.get(i..)?) {
+        i += at;
         let rest = head.get(i..)?;
         if rest.starts_with(b"<!--") {
-            i += match find(rest.get(4..)?, b"-->") {
+            i += match memchr::memmem::find(rest.get(4..)?, b"-->") {
                 Some(end) => 4 + end + 3,
                 None => return None,
             };
