@@ -284,7 +284,7 @@ pub fn group_templates<S: Borrow<Signature>>(pages: &[S], threshold: f64) -> Vec
 /// `threshold`, and the pages like none are grouped the same way among
 /// themselves. Groups are numbered by their first page; the result depends
 /// only on the order of `pages`, not on the thread count. At most
-/// `max_sample` + [`ASSIGN_CHUNK`] signatures are loaded at once; an error
+/// `max_sample` + 1024 signatures are loaded at once; an error
 /// only when `pages` cannot load them.
 pub fn group_site_templates<S: SignatureSource + ?Sized>(
     pages: &S,
