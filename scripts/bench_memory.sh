@@ -5,8 +5,8 @@
 # and within 20 % of the ~200 MB input's peak. Three more inputs are one
 # site each: "site" is big9 ten times over (2000 pages), "site10k" fifty
 # times (10000 pages), "site50k" 247 times (49400 pages, 868 MB). All are
-# past run.max_resident_pages, so their pages are parsed again as each step
-# needs them rather than held, and their signatures wait in a file: their
+# past run.max_resident_pages, so their parsed pages and signatures wait in
+# temporary files, read back as each step needs them, rather than held: their
 # peaks should be alike, and far below what 136 KB a parsed page would hold.
 #
 #   bash scripts/bench_memory.sh            # from anywhere; takes minutes

@@ -13,12 +13,14 @@ mod fallback;
 mod index;
 mod merge;
 mod method;
+mod page_codec;
 mod pages;
 mod partition;
 mod reuse;
 mod run;
 mod signatures;
 mod site;
+mod spanfile;
 mod spill;
 mod title;
 

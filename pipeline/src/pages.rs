@@ -1,12 +1,11 @@
 //! A site's parsed pages: held together for a site of at most
-//! `run.max_resident_pages` pages, parsed again from the bucket whenever a
-//! step needs them for a larger one. A parsed page costs ≈ 136 KB
+//! `run.max_resident_pages` pages; for a larger one, written to a temporary
+//! file as they are parsed and read back a chunk at a time as each step
+//! needs them. A parsed page costs ≈ 136 KB in memory
 //! (docs/performance.md, "Memory"), so a site of many thousand pages held
-//! whole would pass a gigabyte; parsed again, it holds a chunk of pages and
-//! its clusters' learning samples instead, at the price of parsing each page
-//! twice (once for its signature and title, once for learning or its
-//! article) and, in a cluster larger than its sample, the sample a third
-//! time. Its signatures wait in a temporary file ([`SiteSignatures`]).
+//! whole would pass a gigabyte; on disk its DOM is ≈ a quarter of its HTML
+//! ([`crate::page_codec`]), and reading it back costs ≈ 7 % of parsing the
+//! page again. Its signatures wait in a file too ([`SiteSignatures`]).
 
 use std::collections::HashMap;
 use std::io;
@@ -20,11 +19,13 @@ use canopy_signifiers::{detect_language, Language};
 use canopy_types::{FeedItem, PageRecord, Reject};
 
 use crate::backlog::Backlog;
-use crate::signatures::{SignatureWriter, SiteSignatures};
+use crate::signatures::SiteSignatures;
 use crate::site::{raw_title, SiteSettings};
+use crate::spanfile::{Span, SpanFile, SpanWriter};
 
-/// Pages of a large site read from the bucket at once: their HTML is held
-/// until each is parsed (≈ 140 KB a page on the dev corpora).
+/// Pages of a large site read at once: from the bucket, their HTML is held
+/// until each is parsed (≈ 140 KB a page on the dev corpora); from the
+/// temporary file, their DOMs until each step is done with them.
 const READ_CHUNK: usize = 128;
 
 /// A parsed page with what every method needs.
@@ -61,26 +62,26 @@ impl PageInfo {
     }
 }
 
-enum Source<'f, 'r> {
+enum Source<'f> {
     Held(Vec<Page<'f>>),
-    /// Each page's bucket entry.
-    Bucket(&'r BucketReader, Vec<Entry>),
+    /// The file of parsed pages and where each page is in it.
+    Spilled(SpanFile, Vec<Span>),
 }
 
 /// The pages of one site that parsed within their budget, in (URL, record
 /// id) order, then input order, numbered from 0.
-pub struct SitePages<'f, 'r> {
+pub struct SitePages<'f> {
     /// Each page's tag-path signature, which groups pages by template:
-    /// held, or for a site parsed again in a temporary file.
+    /// held, or for a large site in a temporary file.
     pub signatures: SiteSignatures,
     pub infos: Vec<PageInfo>,
-    source: Source<'f, 'r>,
+    source: Source<'f>,
     feeds: &'f HashMap<String, FeedItem>,
     settings: &'f SiteSettings,
     backlog: &'f Backlog,
 }
 
-impl<'f, 'r> SitePages<'f, 'r> {
+impl<'f> SitePages<'f> {
     /// Parses a site's records (sorted by URL) and holds the pages. A page
     /// over its budget goes to `rejects`.
     pub fn hold(
@@ -89,7 +90,7 @@ impl<'f, 'r> SitePages<'f, 'r> {
         settings: &'f SiteSettings,
         backlog: &'f Backlog,
         rejects: &mut Vec<Reject>,
-    ) -> SitePages<'f, 'r> {
+    ) -> SitePages<'f> {
         // Parsing is most of the work (docs/performance.md): a site's pages
         // are parsed in parallel when no other site waits (`Backlog`).
         let parsed = backlog.map(records, |record| parse(record, feeds, settings));
@@ -114,35 +115,41 @@ impl<'f, 'r> SitePages<'f, 'r> {
         }
     }
 
-    /// Reads and parses a site's pages at `entries` a chunk at a time, for
-    /// their signatures (into a temporary file in `spill_dir`) and titles,
-    /// and holds none. A page over its budget goes to `rejects`; an error
-    /// only when the bucket cannot be read or the file written.
+    /// Reads and parses a site's pages at `entries` a chunk at a time,
+    /// and holds none: each page goes to a temporary file in `spill_dir`,
+    /// its signature to another, its title into [`PageInfo`]. A page over
+    /// its budget goes to `rejects`; an error only when the bucket cannot be
+    /// read or a file written.
     pub fn read(
-        reader: &'r BucketReader,
+        reader: &BucketReader,
         mut entries: Vec<Entry>,
         spill_dir: &Path,
         feeds: &'f HashMap<String, FeedItem>,
         settings: &'f SiteSettings,
         backlog: &'f Backlog,
         rejects: &mut Vec<Reject>,
-    ) -> io::Result<SitePages<'f, 'r>> {
+    ) -> io::Result<SitePages<'f>> {
         entries.sort_by_key(|e| e.pos);
-        let mut writer = SignatureWriter::new_in(spill_dir)?;
+        let mut page_file = SpanWriter::new_in("parsed page", spill_dir)?;
+        let mut signature_file = SpanWriter::new_in("signature", spill_dir)?;
+        let mut signature_bytes = Vec::new();
         let mut pages = Vec::with_capacity(entries.len());
         for chunk in entries.chunks(READ_CHUNK) {
             let records = load_pages(reader, chunk)?;
-            let parsed: Vec<Result<_, Box<Reject>>> =
-                backlog.map(records.into_iter().zip(chunk), |(record, &entry)| {
-                    let page = parse(record, feeds, settings)?;
+            let parsed = backlog.map(records, |record| {
+                parse(record, feeds, settings).map(|page| {
                     let key = (page.record.url.clone(), page.record.record_id.clone());
-                    Ok((key, entry, PageInfo::of(&page)))
-                });
+                    (key, crate::page_codec::encode(&page), PageInfo::of(&page))
+                })
+            });
             for page in parsed {
                 match page {
-                    Ok((key, entry, (signature, info))) => {
-                        let span = writer.write(&signature)?;
-                        pages.push((key, entry, span, info));
+                    Ok((key, bytes, (signature, info))) => {
+                        let at = page_file.write(&bytes?)?;
+                        signature_bytes.clear();
+                        signature.encode(&mut signature_bytes);
+                        let signature_at = signature_file.write(&signature_bytes)?;
+                        pages.push((key, at, signature_at, info));
                     }
                     Err(reject) => rejects.push(*reject),
                 }
@@ -151,18 +158,18 @@ impl<'f, 'r> SitePages<'f, 'r> {
         // Stable: equal (url, record_id) keep input order, as `hold`'s
         // records do.
         pages.sort_by(|(a, ..), (b, ..)| a.cmp(b));
-        let mut entries = Vec::with_capacity(pages.len());
         let mut spans = Vec::with_capacity(pages.len());
+        let mut signature_spans = Vec::with_capacity(pages.len());
         let mut infos = Vec::with_capacity(pages.len());
-        for (_, entry, span, info) in pages {
-            entries.push(entry);
-            spans.push(span);
+        for (_, at, signature_at, info) in pages {
+            spans.push(at);
+            signature_spans.push(signature_at);
             infos.push(info);
         }
         Ok(SitePages {
-            signatures: SiteSignatures::Spilled(writer.finish(spans)?),
+            signatures: SiteSignatures::Spilled(signature_file.finish()?, signature_spans),
             infos,
-            source: Source::Bucket(reader, entries),
+            source: Source::Spilled(page_file.finish()?, spans),
             feeds,
             settings,
             backlog,
@@ -179,7 +186,7 @@ impl<'f, 'r> SitePages<'f, 'r> {
     pub fn learning(&self, members: &[usize]) -> Vec<usize> {
         match self.source {
             Source::Held(_) => members.to_vec(),
-            Source::Bucket(..) => {
+            Source::Spilled(..) => {
                 let (learn, resident) = (
                     self.settings.max_learn_pages,
                     self.settings.max_resident_pages,
@@ -195,73 +202,73 @@ impl<'f, 'r> SitePages<'f, 'r> {
     }
 
     /// `f` of each page at `indices`, in parallel as the [`Backlog`]
-    /// allows, handed to `each` in order (a chunk at a time when parsed
-    /// again, so that what `f` returns is not held for every page). A page
-    /// parsed again that passes its budget this time gives its reject
-    /// instead.
+    /// allows, handed to `each` in order (a chunk at a time when the pages
+    /// are on disk, so that what `f` returns is not held for every page).
     pub fn visit<R: Send>(
         &self,
         indices: &[usize],
         f: impl Fn(&Page<'f>) -> R + Sync,
-        mut each: impl FnMut(Result<R, Box<Reject>>) -> io::Result<()>,
+        mut each: impl FnMut(R) -> io::Result<()>,
     ) -> io::Result<()> {
         match &self.source {
             Source::Held(pages) => self
                 .backlog
-                .map(indices, |&i| Ok(f(&pages[i])))
+                .map(indices, |&i| f(&pages[i]))
                 .into_iter()
                 .try_for_each(each),
-            Source::Bucket(..) => self.parse_again(indices, |page| f(&page), &mut each),
+            Source::Spilled(..) => self.read_again(indices, |page| f(&page), &mut each),
         }
     }
 
-    /// `f` of the pages at `indices` together. Parsed again, a page over
-    /// its budget this time is left out (of a learning sample; its own
-    /// extraction parses it once more, and rejects it if it is over again).
+    /// `f` of the pages at `indices` together.
     pub fn with<R>(&self, indices: &[usize], f: impl FnOnce(&[&Page<'f>]) -> R) -> io::Result<R> {
         match &self.source {
             Source::Held(pages) => {
                 let held: Vec<&Page<'f>> = indices.iter().map(|&i| &pages[i]).collect();
                 Ok(f(&held))
             }
-            Source::Bucket(..) => {
-                let mut parsed = Vec::with_capacity(indices.len());
-                self.parse_again(
+            Source::Spilled(..) => {
+                let mut read = Vec::with_capacity(indices.len());
+                self.read_again(
                     indices,
                     |page| page,
                     |page| {
-                        parsed.extend(page.ok());
+                        read.push(page);
                         Ok(())
                     },
                 )?;
-                let held: Vec<&Page<'f>> = parsed.iter().collect();
+                let held: Vec<&Page<'f>> = read.iter().collect();
                 Ok(f(&held))
             }
         }
     }
 
-    /// Reads the pages at `indices` from the bucket a chunk at a time and
-    /// hands `f` of each, once parsed, to `each`.
-    fn parse_again<R: Send>(
+    /// Reads the pages at `indices` from their file a chunk at a time and
+    /// hands `f` of each, once decoded, to `each`.
+    fn read_again<R: Send>(
         &self,
         indices: &[usize],
         f: impl Fn(Page<'f>) -> R + Sync,
-        mut each: impl FnMut(Result<R, Box<Reject>>) -> io::Result<()>,
+        mut each: impl FnMut(R) -> io::Result<()>,
     ) -> io::Result<()> {
-        let Source::Bucket(reader, entries) = &self.source else {
-            unreachable!("only a bucket's pages are parsed again");
+        let Source::Spilled(file, spans) = &self.source else {
+            unreachable!("only a large site's pages are read again");
         };
         for chunk in indices.chunks(READ_CHUNK) {
-            let at: Vec<Entry> = chunk.iter().map(|&i| entries[i]).collect();
-            let records = load_pages(reader, &at)?;
-            self.backlog
-                .map(chunk.iter().zip(records), |(&index, record)| {
-                    let mut page = parse(record, self.feeds, self.settings)?;
-                    page.index = index;
-                    Ok(f(page))
-                })
-                .into_iter()
-                .try_for_each(&mut each)?;
+            // Read in order under the file's lock, decoded in parallel.
+            let bytes = file.read(chunk.iter().map(|&i| spans[i]), |b| Ok(b.to_vec()))?;
+            let decoded: Vec<io::Result<R>> =
+                self.backlog
+                    .map(chunk.iter().zip(bytes), |(&index, bytes)| {
+                        let mut page = crate::page_codec::decode(&bytes, self.feeds)?;
+                        page.index = index;
+                        Ok(f(page))
+                    });
+            for r in decoded {
+                each(r.map_err(|e| {
+                    io::Error::new(e.kind(), format!("temporary parsed page file: {e}"))
+                })?)?;
+            }
         }
         Ok(())
     }

@@ -4,9 +4,9 @@
 //! Sites are independent, so `run` hands them to rayon; inside a site,
 //! pages are parsed and extracted in parallel, the template grouping runs in
 //! the site's task, then its clusters in parallel. A site of more than
-//! `run.max_resident_pages` pages is not held parsed whole: its pages are
-//! parsed again from its bucket as each step needs them ([`SitePages`]),
-//! and its articles wait in a temporary file, not in memory
+//! `run.max_resident_pages` pages is not held parsed whole: its parsed
+//! pages wait in a temporary file and are read back as each step needs
+//! them ([`SitePages`]), and its articles wait in another
 //! ([`ArticleSpill`]).
 
 use std::collections::{BTreeSet, HashMap};
@@ -40,7 +40,7 @@ use crate::title::clean_title;
 #[derive(Default)]
 pub struct SiteOutput {
     pub articles: Vec<Article>,
-    /// A site parsed again writes its articles here instead.
+    /// A large site writes its articles here instead.
     pub spilled: Option<ArticleSpill>,
     pub wrappers: Vec<WrapperRecord>,
     pub summary: Vec<SummaryRow>,
@@ -64,7 +64,8 @@ pub struct SiteSettings {
     /// order ([`canopy_cluster::evenly_spaced`]).
     pub max_learn_pages: usize,
     /// Most pages of a site held parsed together (0: all); a larger site's
-    /// pages are parsed again as each step needs them ([`SitePages`]).
+    /// parsed pages are read back from disk as each step needs them
+    /// ([`SitePages`]).
     pub max_resident_pages: usize,
     pub top_k: usize,
     pub signifiers: SignifierSource,
@@ -197,8 +198,8 @@ impl SiteSettings {
 
 /// A site's page records: all of them (sorted by URL), or, for a site of
 /// more than `run.max_resident_pages` pages, their bucket entries, read
-/// and parsed as each step needs them ([`SitePages`]), and the folder its
-/// articles wait in ([`ArticleSpill`]).
+/// and parsed a chunk at a time ([`SitePages::read`]), and the folder its
+/// parsed pages and articles wait in ([`ArticleSpill`]).
 pub enum SiteInput<'r> {
     Records(Vec<PageRecord>),
     Bucket {
@@ -209,7 +210,8 @@ pub enum SiteInput<'r> {
 }
 
 /// Processes the pages of one site. An error only when a large site's
-/// pages cannot be read again from its bucket.
+/// pages cannot be read from its bucket, or its temporary files written
+/// or read.
 pub fn process_site(
     site: &str,
     input: SiteInput<'_>,
@@ -262,7 +264,7 @@ pub fn process_site(
 /// Every page by a page-level method alone (`--method wlr`…).
 fn page_level_site(
     site: &str,
-    pages: &SitePages<'_, '_>,
+    pages: &SitePages<'_>,
     all: &[usize],
     method: PageMethod,
     siblings: &[&Page<'_>],
@@ -293,7 +295,7 @@ fn page_level_site(
         }
     };
     pages.visit(all, extract, |article| {
-        match article.and_then(|a| a) {
+        match article {
             Ok(article) => {
                 served += 1;
                 articles.push(article)?;
@@ -317,7 +319,7 @@ fn page_level_site(
 /// The site's pages grouped by template, a wrapper per group.
 fn clustered_site(
     site: &str,
-    pages: &SitePages<'_, '_>,
+    pages: &SitePages<'_>,
     siblings: &[&Page<'_>],
     settings: &SiteSettings,
     backlog: &Backlog,
@@ -369,15 +371,15 @@ fn clustered_site(
 }
 
 /// One template cluster of a site.
-struct ClusterPages<'a, 'f, 'r> {
+struct ClusterPages<'a, 'f> {
     site: &'a str,
     cluster: &'a str,
     /// Its pages' numbers in `pages`.
     members: &'a [usize],
-    pages: &'a SitePages<'f, 'r>,
+    pages: &'a SitePages<'f>,
     siblings: &'a [&'a Page<'a>],
     backlog: &'a Backlog,
-    /// Where the articles of a site parsed again go.
+    /// Where the articles of a large site go.
     spill: Option<&'a ArticleSpill>,
 }
 
@@ -423,7 +425,7 @@ fn text_chars(text: &str) -> Option<usize> {
 /// whose signatures are `signatures`; else learn one from them (two pages
 /// or more, unless extracting only).
 fn choose_wrapper(
-    c: &ClusterPages<'_, '_, '_>,
+    c: &ClusterPages<'_, '_>,
     known: &[&Page<'_>],
     signatures: &[&Signature],
     residue: &Residue,
@@ -510,7 +512,7 @@ fn choose_wrapper(
 /// Finds the cluster's wrapper (saved, or learned from two pages or more)
 /// and extracts its pages; returns the saved wrapper it reused or replaced.
 fn process_cluster(
-    c: &ClusterPages<'_, '_, '_>,
+    c: &ClusterPages<'_, '_>,
     settings: &SiteSettings,
     out: &mut SiteOutput,
 ) -> std::io::Result<Option<usize>> {
@@ -530,7 +532,7 @@ fn process_cluster(
     // Each page's article, in parallel (a large site's pages would
     // otherwise be extracted by one thread while the others wait): from
     // the pages learning read when they are all of the cluster's (with a
-    // reused wrapper's selections from its drift check), else parsed again
+    // reused wrapper's selections from its drift check), else read back
     // a chunk at a time, once the learning sample is freed.
     let (residue, chosen, extracted) = c.pages.with(&known, |held| {
         let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
@@ -548,9 +550,7 @@ fn process_cluster(
                 let wrapper = chosen.wrapper.as_ref();
                 let selection = selection
                     .unwrap_or_else(|| wrapper_selection(wrapper, page, &residue, settings));
-                Ok(extract_page(
-                    c, wrapper, selection, &titles, page, &residue, settings,
-                ))
+                extract_page(c, wrapper, selection, &titles, page, &residue, settings)
             })
         };
         (residue, chosen, Some(extracted))
@@ -560,14 +560,8 @@ fn process_cluster(
     let mut served = 0;
     let mut fallbacks = 0;
     let mut chars = Vec::new();
-    let mut take = |page: Result<(Option<usize>, PageArticle), Box<Reject>>| {
-        let article = match page {
-            Ok((text, article)) => {
-                chars.extend(text);
-                article
-            }
-            Err(reject) => Err(reject),
-        };
+    let mut take = |(text, article): (Option<usize>, PageArticle)| {
+        chars.extend(text);
         match article {
             Ok((article, by_wrapper)) => {
                 if by_wrapper {
@@ -642,7 +636,7 @@ type PageArticle = Result<(Article, bool), Box<Reject>>;
 // The cluster's context (pages, titles, residue) plus the page's.
 #[allow(clippy::too_many_arguments)]
 fn extract_page(
-    c: &ClusterPages<'_, '_, '_>,
+    c: &ClusterPages<'_, '_>,
     wrapper: Option<&Wrapper>,
     (text, nodes): Selection,
     titles: &[&str],

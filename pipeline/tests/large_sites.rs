@@ -1,6 +1,6 @@
-//! A site of more than `run.max_resident_pages` pages is parsed again from
-//! its bucket as each step needs it, rather than held parsed whole
-//! (pipeline/src/pages.rs). Run on big9 with that bound set below its sites'
+//! A site of more than `run.max_resident_pages` pages is not held parsed
+//! whole: its parsed pages wait in a temporary file and are read back as
+//! each step needs them (pipeline/src/pages.rs). Run on big9 with that bound set below its sites'
 //! sizes, it must give what holding them gives.
 
 use std::ffi::OsStr;
@@ -59,7 +59,7 @@ fn sites_parsed_again_give_the_files_of_sites_held_whole() {
     // Most of big9's pages are on sites of more than 10 pages, and no
     // cluster has more than 10, the learning sample's size here (at most
     // `run.max_resident_pages`): each cluster learns from the same pages,
-    // parsed again, and the outputs are the same bytes.
+    // read back from disk, and the outputs are the same bytes.
     run_big9(&again, "[run]\nmax_resident_pages = 10\n");
     for file in [
         "articles.jsonl",
@@ -69,7 +69,7 @@ fn sites_parsed_again_give_the_files_of_sites_held_whole() {
     ] {
         assert!(
             read(&held, file) == read(&again, file),
-            "{file} differs when the sites are parsed again"
+            "{file} differs when the sites' pages wait on disk"
         );
     }
     assert!(articles(&again).len() > 100);
@@ -81,8 +81,8 @@ fn a_cluster_larger_than_its_sample_is_extracted_a_chunk_at_a_time() {
     let held = tmp.path().join("held");
     let again = tmp.path().join("again");
     // Clusters of more than 4 pages learn from 4: the same 4 pages whether
-    // the site is held or parsed again, so the same wrappers. Parsed again,
-    // the rest of the cluster is parsed once more for its articles, and
+    // the site is held or on disk, so the same wrappers. On disk, the rest
+    // of the cluster is read back for its articles, and
     // template residue is learned on the 4 pages rather than on all.
     run_big9(
         &held,
@@ -154,15 +154,14 @@ fn big9_as_one_site(out: &Path) {
 }
 
 #[test]
-fn a_site_parsed_again_writes_its_articles_through_a_temporary_file() {
+fn a_large_site_writes_its_articles_through_a_temporary_file() {
     let tmp = tempfile::tempdir().unwrap();
     let warc = tmp.path().join("one.warc");
     big9_as_one_site(&warc);
-    // WLR reads no sibling pages, so a site parsed again must give the
-    // same bytes as one held. Its one cluster of 200 pages is parsed again
-    // in two chunks (128 pages a chunk) and, with HTML and Markdown
-    // renderings, its articles take about 3 MB: several segments of the
-    // file.
+    // WLR reads no sibling pages, so a large site must give the same bytes
+    // as one held. Its one cluster of 200 pages is read back in two chunks
+    // (128 pages a chunk) and, with HTML and Markdown renderings, its
+    // articles take about 3 MB: several segments of the file.
     let run = |name: &str, bound: usize| {
         let out = tmp.path().join(name);
         let settings = format!("[run]\nmax_resident_pages = {bound}\n");

@@ -20,6 +20,7 @@
 //! assert_eq!(doc.inner_text(body), "Hello world");
 //! ```
 
+mod codec;
 mod deadline;
 mod sink;
 mod text;
@@ -29,6 +30,7 @@ use std::ops::Range;
 use html5ever::tendril::TendrilSink;
 use html5ever::{local_name, LocalName};
 
+pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
 pub use text::{collapse_whitespace, is_block};
 
@@ -111,7 +113,7 @@ impl Default for DomOptions {
 }
 
 /// An element: its interned tag name, attributes and `dfs` number.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Element {
     pub tag: LocalName,
     /// Its attributes, as a range of the document's attribute list: read
@@ -122,7 +124,7 @@ pub struct Element {
 }
 
 /// What a node holds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NodeData {
     Element(Element),
     /// A text node: a range into the document's text buffer.
@@ -130,7 +132,7 @@ pub enum NodeData {
 }
 
 /// One node of the arena.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     pub data: NodeData,
     /// Parent node, `None` for the root element.
@@ -142,7 +144,7 @@ pub struct Node {
 }
 
 /// A parsed page.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Document {
     nodes: Vec<Node>,
     text: String,

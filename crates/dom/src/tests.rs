@@ -385,3 +385,84 @@ fn collapse_whitespace_ascii_is_split_whitespace() {
         assert_eq!(collapse_whitespace(s), words.join(" "), "{s:?}");
     }
 }
+
+/// A document read back from its bytes is the document written.
+fn round_trip(doc: &Document) -> Document {
+    let mut bytes = Vec::new();
+    doc.encode(&mut bytes);
+    Document::decode(&bytes).expect("the bytes just encoded")
+}
+
+#[test]
+fn encoded_real_pages_decode_to_the_same_document() {
+    let dir = format!(
+        "{}/../../../shared/corpora/dragnet/html",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the shared corpora must sit beside the repository")
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files.iter().step_by(25) {
+        let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        let doc = parse(&html);
+        assert!(doc.len() > 50, "{}", path.display());
+        let back = round_trip(&doc);
+        assert_eq!(back, doc, "{}", path.display());
+        // The accessors read the same page.
+        assert_eq!(back.inner_text(back.body()), doc.inner_text(doc.body()));
+        assert_eq!(back.title(), doc.title());
+    }
+}
+
+#[test]
+fn encoding_keeps_json_ld_the_truncated_flag_and_unknown_names() {
+    let options = DomOptions {
+        max_bytes: 200,
+        ..DomOptions::default()
+    };
+    let html = r#"<html lang="fr"><head><script type="application/ld+json">{"@type":"NewsArticle"}</script></head>
+        <body><my-widget data-x="é">Café</my-widget><p class=a>un deux trois quatre cinq six sept huit neuf dix onze</p></body>"#;
+    let doc = Document::parse(html, &options);
+    assert!(doc.truncated);
+    assert_eq!(doc.json_ld().len(), 1);
+    let back = round_trip(&doc);
+    assert_eq!(back, doc);
+    assert!(back.truncated);
+    assert_eq!(back.lang(), Some("fr"));
+    let widget = (0..back.len())
+        .find(|&n| back.tag(n) == "my-widget")
+        .unwrap();
+    assert_eq!(back.attr(widget, "data-x"), Some("é"));
+}
+
+#[test]
+fn bytes_that_are_not_a_document_are_an_error() {
+    let doc = parse("<p id=a>one <b>two</b></p><p>three</p>");
+    let mut bytes = Vec::new();
+    doc.encode(&mut bytes);
+    // Every prefix is cut short, and so is the whole with a byte more.
+    for n in 0..bytes.len() {
+        assert!(
+            Document::decode(&bytes[..n]).is_err(),
+            "prefix of {n} bytes"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(Document::decode(&longer).is_err());
+    // A flipped byte anywhere either decodes to a document the accessors
+    // can walk, or is an error: never a panic.
+    for i in 0..bytes.len() {
+        let mut damaged = bytes.clone();
+        damaged[i] ^= 0xff;
+        if let Ok(doc) = Document::decode(&damaged) {
+            let _ = doc.inner_text(doc.body());
+            for n in 0..doc.len() {
+                let _ = doc.attrs(n).count();
+                let _ = doc.children(n).count();
+            }
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! A [`Document`] as bytes and back, so that a page parsed once can be
+//! read again without parsing it again: decoding copies buffers and numbers
+//! where html5ever handles the page a character at a time (a large site's
+//! pages wait on disk between the steps that read them, `canopy run`).
+//!
+//! ```text
+//! document = version (u8) ‖ truncated (u8) ‖ body (u32)
+//!            ‖ names ‖ text ‖ attr_text ‖ attrs ‖ nodes ‖ json_ld
+//! names    = count ‖ (length ‖ UTF-8)*      tag and attribute names, each once
+//! text, attr_text = length ‖ UTF-8
+//! attrs    = count ‖ (name ‖ start ‖ end)*
+//! nodes    = count ‖ (0 ‖ tag ‖ attrs start ‖ attrs end ‖ dfs
+//!                    | 1 ‖ start ‖ end) ‖ parent (u32::MAX: none) ‖ end ‖ depth)*
+//! json_ld  = count ‖ (length ‖ UTF-8)*
+//! ```
+//!
+//! Every number is a little-endian `u32` unless marked. Names are written
+//! once and referred to by index: a page has thousands of elements and
+//! attributes but a few dozen names, and making an atom of a name is a
+//! hash lookup. Decoding checks what the accessors rely on (ranges inside
+//! their buffers and on character boundaries, a node's parent before it
+//! and its subtree inside the document), so bytes that are not a document
+//! are an error, never a panic later.
+
+use std::ops::Range;
+
+use html5ever::LocalName;
+use rustc_hash::FxHashMap;
+
+use crate::{Document, Element, Node, NodeData};
+
+const VERSION: u8 = 1;
+const ELEMENT: u8 = 0;
+const TEXT: u8 = 1;
+
+/// Why bytes are not a [`Document`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError(&'static str);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not an encoded document: {}", self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl Document {
+    /// Appends the document's bytes to `out` (read back by
+    /// [`Document::decode`]).
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let mut names = Names::default();
+        out.reserve(self.text.len() + self.attr_text.len() + 8 * self.nodes.len());
+        out.push(VERSION);
+        out.push(u8::from(self.truncated));
+        put(out, self.body);
+        put_str(out, &self.text);
+        put_str(out, &self.attr_text);
+        // Names are written where first used, so the decoder makes each
+        // atom once.
+        put(out, self.attrs.len());
+        let mut at = 0;
+        for (name, value) in &self.attrs {
+            names.put(out, name);
+            put_range(out, value, &mut at);
+        }
+        put(out, self.nodes.len());
+        let (mut at_attr, mut at_text, mut dfs) = (0, 0, 0);
+        for (id, node) in self.nodes.iter().enumerate() {
+            match &node.data {
+                NodeData::Element(e) => {
+                    out.push(ELEMENT);
+                    names.put(out, &e.tag);
+                    put_range(out, &e.attrs, &mut at_attr);
+                    put_delta(out, e.dfs, &mut dfs);
+                }
+                NodeData::Text(range) => {
+                    out.push(TEXT);
+                    put_range(out, range, &mut at_text);
+                }
+            }
+            // Parents and subtree ends as distances: a byte or two.
+            put(out, node.parent.map_or(0, |p| id - p));
+            put(out, node.end - id);
+            put(out, node.depth as usize);
+        }
+        put(out, self.json_ld.len());
+        for json in &self.json_ld {
+            put_str(out, json);
+        }
+    }
+
+    /// The document that [`Document::encode`] wrote as `bytes`.
+    pub fn decode(bytes: &[u8]) -> Result<Document, DecodeError> {
+        let mut r = Reader(bytes);
+        if r.byte()? != VERSION {
+            return Err(DecodeError("unknown version"));
+        }
+        let truncated = match r.byte()? {
+            0 => false,
+            1 => true,
+            _ => return Err(DecodeError("truncated flag is not 0 or 1")),
+        };
+        let body = r.number()?;
+        let text = r.str()?.to_owned();
+        let attr_text = r.str()?.to_owned();
+        let mut names = Vec::new();
+        let count = r.count()?;
+        let mut attrs = Vec::with_capacity(count);
+        let mut at = 0;
+        for _ in 0..count {
+            let name = r.name(&mut names)?;
+            attrs.push((name, r.range(&mut at, |r| attr_text.get(r).is_some())?));
+        }
+        let count = r.count()?;
+        let mut nodes = Vec::with_capacity(count);
+        let (mut at_attr, mut at_text, mut dfs) = (0, 0, 0);
+        for id in 0..count {
+            let data = match r.byte()? {
+                ELEMENT => NodeData::Element(Element {
+                    tag: r.name(&mut names)?,
+                    attrs: r.range(&mut at_attr, |r| r.end <= attrs.len())?,
+                    dfs: r.delta(&mut dfs)?,
+                }),
+                TEXT => NodeData::Text(r.range(&mut at_text, |r| text.get(r).is_some())?),
+                _ => return Err(DecodeError("unknown node kind")),
+            };
+            let parent = match r.number()? {
+                0 => None,
+                back if back <= id => Some(id - back),
+                _ => return Err(DecodeError("parent before the first node")),
+            };
+            let end = id
+                .checked_add(r.number()?)
+                .filter(|&end| end > id && end <= count)
+                .ok_or(DecodeError("subtree end out of bounds"))?;
+            let depth = u32::try_from(r.number()?).map_err(|_| DecodeError("depth over u32"))?;
+            nodes.push(Node {
+                data,
+                parent,
+                end,
+                depth,
+            });
+        }
+        let json_ld = (0..r.count()?)
+            .map(|_| r.str().map(str::to_owned))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !r.0.is_empty() {
+            return Err(DecodeError("bytes after the document"));
+        }
+        if body >= nodes.len().max(1) {
+            return Err(DecodeError("body out of bounds"));
+        }
+        Ok(Document {
+            nodes,
+            text,
+            attrs,
+            attr_text,
+            body,
+            json_ld,
+            truncated,
+        })
+    }
+}
+
+/// The names written so far, each with its index.
+#[derive(Default)]
+struct Names(FxHashMap<LocalName, usize>);
+
+impl Names {
+    /// A name seen before as its index + 1, a new one as 0 and its text.
+    fn put(&mut self, out: &mut Vec<u8>, name: &LocalName) {
+        if let Some(&i) = self.0.get(name) {
+            put(out, i + 1);
+        } else {
+            put(out, 0);
+            put_str(out, name);
+            self.0.insert(name.clone(), self.0.len());
+        }
+    }
+}
+
+/// Appends `n` as a LEB128 varint: seven bits a byte, low bits first.
+fn put(out: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// A range as its distance from where the previous one ended (`at`: the
+/// buffers are filled in node order, so this is mostly 0) and its length.
+fn put_range(out: &mut Vec<u8>, range: &Range<u32>, at: &mut u32) {
+    put_delta(out, range.start, at);
+    put(out, (range.end - range.start) as usize);
+    *at = range.end;
+}
+
+/// `n` as its distance from the previous `n`, which it never falls below
+/// in a document (`dfs` numbers, range starts).
+fn put_delta(out: &mut Vec<u8>, n: u32, previous: &mut u32) {
+    debug_assert!(n >= *previous, "filled in node order");
+    put(out, n.wrapping_sub(*previous) as usize);
+    *previous = n;
+}
+
+/// The bytes not read yet.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.0.len() {
+            return Err(DecodeError("ends too early"));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn byte(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn number(&mut self) -> Result<usize, DecodeError> {
+        let mut n = 0usize;
+        for shift in (0..64).step_by(7) {
+            let byte = self.byte()?;
+            n |= usize::from(byte & 0x7f)
+                .checked_shl(shift)
+                .filter(|v| v >> shift == usize::from(byte & 0x7f))
+                .ok_or(DecodeError("number over 64 bits"))?;
+            if byte & 0x80 == 0 {
+                return Ok(n);
+            }
+        }
+        Err(DecodeError("number over 64 bits"))
+    }
+
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        u32::try_from(self.number()?).map_err(|_| DecodeError("number over u32"))
+    }
+
+    /// A count of items that each take at least one byte: never more than
+    /// the bytes left, so a damaged count cannot reserve gigabytes.
+    fn count(&mut self) -> Result<usize, DecodeError> {
+        let n = self.number()?;
+        if n > self.0.len() {
+            return Err(DecodeError("count past the end"));
+        }
+        Ok(n)
+    }
+
+    fn str(&mut self) -> Result<&'a str, DecodeError> {
+        let len = self.number()?;
+        std::str::from_utf8(self.take(len)?).map_err(|_| DecodeError("text is not UTF-8"))
+    }
+
+    /// A name written by [`Names::put`]; `names` are those read so far.
+    fn name(&mut self, names: &mut Vec<LocalName>) -> Result<LocalName, DecodeError> {
+        match self.number()? {
+            0 => {
+                let name = LocalName::from(self.str()?);
+                names.push(name.clone());
+                Ok(name)
+            }
+            i => names
+                .get(i - 1)
+                .cloned()
+                .ok_or(DecodeError("name index out of range")),
+        }
+    }
+
+    /// [`Reader::delta`] of `n` from the previous one.
+    fn delta(&mut self, previous: &mut u32) -> Result<u32, DecodeError> {
+        let n = previous
+            .checked_add(self.u32()?)
+            .ok_or(DecodeError("number over u32"))?;
+        *previous = n;
+        Ok(n)
+    }
+
+    /// A range written by [`put_range`], which `valid` accepts.
+    fn range(
+        &mut self,
+        at: &mut u32,
+        valid: impl Fn(std::ops::Range<usize>) -> bool,
+    ) -> Result<Range<u32>, DecodeError> {
+        let start = self.delta(at)?;
+        let end = start
+            .checked_add(self.u32()?)
+            .ok_or(DecodeError("range over u32"))?;
+        if !valid(start as usize..end as usize) {
+            return Err(DecodeError("range out of bounds"));
+        }
+        *at = end;
+        Ok(start..end)
+    }
+}

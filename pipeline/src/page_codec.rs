@@ -1,0 +1,182 @@
+//! A parsed page as bytes, for a large site's pages that wait on disk
+//! between the steps that read them ([`crate::pages`]).
+//!
+//! ```text
+//! page    = content length (u32 LE) ‖ LZ4 block of content
+//! content = record length (u32 LE) ‖ record ‖ language (u8)
+//!           ‖ parse time (u64 LE, nanoseconds) ‖ document
+//! ```
+//!
+//! `record` is the page's record without its HTML, as JSON; `document` is
+//! [`Document::encode`]. Reading a page back (LZ4 and decoding) takes ≈ 7 %
+//! of the time parsing its HTML again would, and LZ4 shrinks the DOM's
+//! bytes to a quarter of the HTML's (docs/performance.md, "Memory";
+//! `crates/dom/examples/codec_cost.rs`).
+
+use std::collections::HashMap;
+use std::io;
+use std::time::Duration;
+
+use canopy_dom::Document;
+use canopy_signifiers::Language;
+use canopy_types::{FeedItem, PageRecord};
+
+use crate::pages::Page;
+
+/// The bytes of `page` (its HTML already freed), read back by [`decode`].
+pub fn encode(page: &Page<'_>) -> io::Result<Vec<u8>> {
+    debug_assert!(page.record.html.is_empty(), "the HTML is freed once parsed");
+    let record = serde_json::to_vec(&page.record)?;
+    let mut content = Vec::with_capacity(4 + record.len() + 1 + 8);
+    content.extend_from_slice(&length(record.len())?.to_le_bytes());
+    content.extend_from_slice(&record);
+    let language = Language::ALL
+        .iter()
+        .position(|&l| l == page.lang)
+        .expect("every language is in Language::ALL");
+    content.push(language as u8);
+    let nanos = u64::try_from(page.spent.as_nanos()).unwrap_or(u64::MAX);
+    content.extend_from_slice(&nanos.to_le_bytes());
+    page.doc.encode(&mut content);
+
+    let mut out = vec![0; 4 + lz4_flex::block::get_maximum_output_size(content.len())];
+    out[..4].copy_from_slice(&length(content.len())?.to_le_bytes());
+    let n = lz4_flex::block::compress_into(&content, &mut out[4..]).map_err(io::Error::other)?;
+    out.truncate(4 + n);
+    Ok(out)
+}
+
+/// The page that [`encode`] wrote as `bytes`, with its feed item from
+/// `feeds`; its `index` is left 0.
+pub fn decode<'f>(bytes: &[u8], feeds: &'f HashMap<String, FeedItem>) -> io::Result<Page<'f>> {
+    let (len, block) = split(bytes, 4)?;
+    let len = u32_le(len) as usize;
+    // LZ4 expands a block at most 255 times: a damaged length must not
+    // allocate gigabytes.
+    if len > block.len().saturating_mul(255) {
+        return Err(invalid("content length past what its block can hold"));
+    }
+    let mut content = vec![0; len];
+    let n = lz4_flex::block::decompress_into(block, &mut content).map_err(invalid)?;
+    if n != content.len() {
+        return Err(invalid("shorter than its content length"));
+    }
+    let (len, rest) = split(&content, 4)?;
+    let (record, rest) = split(rest, u32_le(len) as usize)?;
+    let record: PageRecord = serde_json::from_slice(record)?;
+    let (language, rest) = split(rest, 1)?;
+    let lang = *Language::ALL
+        .get(usize::from(language[0]))
+        .ok_or_else(|| invalid("unknown language"))?;
+    let (nanos, document) = split(rest, 8)?;
+    let spent = Duration::from_nanos(u64::from_le_bytes(nanos.try_into().expect("8 bytes")));
+    let doc = Document::decode(document).map_err(invalid)?;
+    let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
+    Ok(Page {
+        index: 0,
+        record,
+        doc,
+        lang,
+        feed,
+        spent,
+    })
+}
+
+fn length(n: usize) -> io::Result<u32> {
+    u32::try_from(n).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a page over 4 GiB"))
+}
+
+fn split(bytes: &[u8], n: usize) -> io::Result<(&[u8], &[u8])> {
+    if bytes.len() < n {
+        return Err(invalid("a parsed page cut short"));
+    }
+    Ok(bytes.split_at(n))
+}
+
+fn u32_le(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
+}
+
+fn invalid(what: impl std::fmt::Display) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_dom::DomOptions;
+    use canopy_types::SourceRef;
+
+    /// A big9 page (`../shared/corpora`) as the site steps hold it.
+    fn big9_page(feeds: &HashMap<String, FeedItem>, n: usize) -> Page<'_> {
+        let row = &canopy_test_support::manifest("big9")[n];
+        let path = canopy_test_support::corpus_file(&format!("big9/{}", row["html"]));
+        let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        let record = PageRecord {
+            url: row["url"].clone(),
+            record_id: row["record_id"].clone(),
+            source: SourceRef {
+                file: "big9.warc.gz".into(),
+                offset: Some(1234),
+            },
+            status: Some(200),
+            charset: "UTF-8".into(),
+            date: Some("2026-11-25T00:00:00Z".into()),
+            html: String::new(),
+        };
+        Page {
+            index: 0,
+            feed: feeds.get(&canopy_ingest::normalize_url(&record.url)),
+            record,
+            doc: Document::parse(&html, &DomOptions::default()),
+            lang: Language::German,
+            spent: Duration::from_micros(1234),
+        }
+    }
+
+    #[test]
+    fn a_page_reads_back_as_it_was_written() {
+        let mut feeds = HashMap::new();
+        let page = big9_page(&feeds, 7);
+        let item = FeedItem {
+            url: page.record.url.clone(),
+            title: "t".into(),
+            description: "d".into(),
+        };
+        feeds.insert(canopy_ingest::normalize_url(&item.url), item);
+        let page = big9_page(&feeds, 7);
+        assert!(page.feed.is_some());
+        let bytes = encode(&page).unwrap();
+        let back = decode(&bytes, &feeds).unwrap();
+        assert_eq!(back.record, page.record);
+        assert_eq!(back.doc, page.doc);
+        assert_eq!(back.lang, page.lang);
+        assert_eq!(back.spent, page.spent);
+        assert_eq!(back.feed, page.feed);
+        // LZ4 keeps the page well under its DOM's size.
+        let mut dom = Vec::new();
+        page.doc.encode(&mut dom);
+        assert!(
+            bytes.len() < dom.len() / 2,
+            "{} of {}",
+            bytes.len(),
+            dom.len()
+        );
+    }
+
+    #[test]
+    fn a_page_cut_short_or_damaged_is_an_error() {
+        let feeds = HashMap::new();
+        let bytes = encode(&big9_page(&feeds, 3)).unwrap();
+        for n in [0, 3, 4, bytes.len() / 2, bytes.len() - 1] {
+            assert!(decode(&bytes[..n], &feeds).is_err(), "cut at {n}");
+        }
+        // A content length far past what the block holds allocates nothing.
+        let mut damaged = bytes.clone();
+        damaged[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let Err(err) = decode(&damaged, &feeds) else {
+            panic!("a damaged length decoded");
+        };
+        assert!(err.to_string().contains("content length"), "{err}");
+    }
+}
