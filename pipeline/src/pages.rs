@@ -20,7 +20,7 @@ use canopy_types::{FeedItem, PageRecord, Reject};
 
 use crate::backlog::Backlog;
 use crate::signatures::SiteSignatures;
-use crate::site::{raw_title, SiteSettings};
+use crate::site::SiteSettings;
 use crate::spanfile::{Span, SpanFile, SpanWriter};
 
 /// Pages of a large site read at once: from the bucket, their HTML is held
@@ -42,24 +42,10 @@ pub struct Page<'f> {
     pub spent: Duration,
 }
 
-/// What the site steps read of every page besides its signature, without
-/// its DOM.
-pub struct PageInfo {
-    /// [`raw_title`]: the siblings' titles that each title is cleaned with.
-    pub title: String,
-    /// `WARC-Date`: the latest is a wrapper's learn date.
-    pub date: Option<String>,
-}
-
-impl PageInfo {
-    /// The page's signature, and the rest.
-    fn of(page: &Page<'_>) -> (Signature, PageInfo) {
-        let info = PageInfo {
-            title: raw_title(&page.doc),
-            date: page.record.date.clone(),
-        };
-        (Signature::of(&page.doc), info)
-    }
+/// What the site steps read of every page without its DOM: its signature
+/// and its `WARC-Date`.
+fn signature_and_date(page: &Page<'_>) -> (Signature, Option<String>) {
+    (Signature::of(&page.doc), page.record.date.clone())
 }
 
 enum Source<'f> {
@@ -74,7 +60,9 @@ pub struct SitePages<'f> {
     /// Each page's tag-path signature, which groups pages by template:
     /// held, or for a large site in a temporary file.
     pub signatures: SiteSignatures,
-    pub infos: Vec<PageInfo>,
+    /// Each page's `WARC-Date`: the latest of a cluster's is its wrapper's
+    /// learn date.
+    pub dates: Vec<Option<String>>,
     source: Source<'f>,
     feeds: &'f HashMap<String, FeedItem>,
     settings: &'f SiteSettings,
@@ -104,10 +92,10 @@ impl<'f> SitePages<'f> {
                 Err(reject) => rejects.push(*reject),
             }
         }
-        let (signatures, infos) = backlog.map(&pages, PageInfo::of).into_iter().unzip();
+        let (signatures, dates) = backlog.map(&pages, signature_and_date).into_iter().unzip();
         SitePages {
             signatures: SiteSignatures::Held(signatures),
-            infos,
+            dates,
             source: Source::Held(pages),
             feeds,
             settings,
@@ -117,7 +105,7 @@ impl<'f> SitePages<'f> {
 
     /// Reads and parses a site's pages at `entries` a chunk at a time,
     /// and holds none: each page goes to a temporary file in `spill_dir`,
-    /// its signature to another, its title into [`PageInfo`]. A page over
+    /// its signature to another, its date into [`SitePages::dates`]. A page over
     /// its budget goes to `rejects`; an error only when the bucket cannot be
     /// read or a file written.
     pub fn read(
@@ -139,17 +127,18 @@ impl<'f> SitePages<'f> {
             let parsed = backlog.map(records, |record| {
                 parse(record, feeds, settings).map(|page| {
                     let key = (page.record.url.clone(), page.record.record_id.clone());
-                    (key, crate::page_codec::encode(&page), PageInfo::of(&page))
+                    let bytes = crate::page_codec::encode(&page);
+                    (key, bytes, signature_and_date(&page))
                 })
             });
             for page in parsed {
                 match page {
-                    Ok((key, bytes, (signature, info))) => {
+                    Ok((key, bytes, (signature, date))) => {
                         let at = page_file.write(&bytes?)?;
                         signature_bytes.clear();
                         signature.encode(&mut signature_bytes);
                         let signature_at = signature_file.write(&signature_bytes)?;
-                        pages.push((key, at, signature_at, info));
+                        pages.push((key, at, signature_at, date));
                     }
                     Err(reject) => rejects.push(*reject),
                 }
@@ -160,15 +149,15 @@ impl<'f> SitePages<'f> {
         pages.sort_by(|(a, ..), (b, ..)| a.cmp(b));
         let mut spans = Vec::with_capacity(pages.len());
         let mut signature_spans = Vec::with_capacity(pages.len());
-        let mut infos = Vec::with_capacity(pages.len());
-        for (_, at, signature_at, info) in pages {
+        let mut dates = Vec::with_capacity(pages.len());
+        for (_, at, signature_at, date) in pages {
             spans.push(at);
             signature_spans.push(signature_at);
-            infos.push(info);
+            dates.push(date);
         }
         Ok(SitePages {
             signatures: SiteSignatures::Spilled(signature_file.finish()?, signature_spans),
-            infos,
+            dates,
             source: Source::Spilled(page_file.finish()?, spans),
             feeds,
             settings,
@@ -177,7 +166,7 @@ impl<'f> SitePages<'f> {
     }
 
     pub fn len(&self) -> usize {
-        self.infos.len()
+        self.dates.len()
     }
 
     /// The pages among `members` that learning reads: all of them when the
@@ -265,9 +254,7 @@ impl<'f> SitePages<'f> {
                         Ok(f(page))
                     });
             for r in decoded {
-                each(r.map_err(|e| {
-                    io::Error::new(e.kind(), format!("temporary parsed page file: {e}"))
-                })?)?;
+                each(r.map_err(|e| file.error(e))?)?;
             }
         }
         Ok(())

@@ -1,5 +1,5 @@
 //! A site's page signatures: in memory for a site held parsed, in a
-//! temporary file for a site parsed pages of which wait on disk.
+//! temporary file for a large site, whose parsed pages wait on disk too.
 //!
 //! The template grouping and a cluster's template sketch need every page's
 //! signature (≈ 190 full-path and as many own-label hashes, ≈ 3 KB a page

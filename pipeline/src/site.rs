@@ -517,16 +517,12 @@ fn process_cluster(
     out: &mut SiteOutput,
 ) -> std::io::Result<Option<usize>> {
     let (site, cluster) = (c.site, c.cluster);
+    // The pages learning reads, the titles each page's title is cleaned
+    // against (title.rs), the template a saved wrapper must fit and a new
+    // one's sketch: the cluster's pages, or a large cluster's learning
+    // sample (each title is compared with every sibling's, so all of a
+    // cluster of 100 000 pages would take hours).
     let known = c.pages.learning(c.members);
-    // The titles each page's title is cleaned against (title.rs), the
-    // template a saved wrapper must fit and a new one's sketch: the
-    // cluster's pages, or a large cluster's learning sample (each title is
-    // compared with every sibling's, so all of a cluster of 100 000 pages
-    // would take hours).
-    let titles: Vec<&str> = known
-        .iter()
-        .map(|&i| c.pages.infos[i].title.as_str())
-        .collect();
     let signatures = c.pages.signatures.load(&known)?;
     let signatures: Vec<&Signature> = signatures.iter().map(|s| &**s).collect();
     // Each page's article, in parallel (a large site's pages would
@@ -534,15 +530,17 @@ fn process_cluster(
     // the pages learning read when they are all of the cluster's (with a
     // reused wrapper's selections from its drift check), else read back
     // a chunk at a time, once the learning sample is freed.
-    let (residue, chosen, extracted) = c.pages.with(&known, |held| {
+    let (titles, residue, chosen, extracted) = c.pages.with(&known, |held| {
+        let titles: Vec<String> = held.iter().map(|p| raw_title(&p.doc)).collect();
         let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
         let residue = Residue::learn(&docs);
         let mut chosen = choose_wrapper(c, held, &signatures, &residue, settings);
-        if held.len() < c.members.len() {
+        if known.len() < c.members.len() {
             // The sample's selections are not needed past here.
             chosen.selections = Vec::new();
-            return (residue, chosen, None);
+            return (titles, residue, chosen, None);
         }
+        let sibling_titles: Vec<&str> = titles.iter().map(String::as_str).collect();
         let extracted = {
             let mut selections = std::mem::take(&mut chosen.selections).into_iter();
             let items = held.iter().map(|page| (page, selections.next()));
@@ -550,11 +548,20 @@ fn process_cluster(
                 let wrapper = chosen.wrapper.as_ref();
                 let selection = selection
                     .unwrap_or_else(|| wrapper_selection(wrapper, page, &residue, settings));
-                extract_page(c, wrapper, selection, &titles, page, &residue, settings)
+                extract_page(
+                    c,
+                    wrapper,
+                    selection,
+                    &sibling_titles,
+                    page,
+                    &residue,
+                    settings,
+                )
             })
         };
-        (residue, chosen, Some(extracted))
+        (titles, residue, chosen, Some(extracted))
     })?;
+    let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
     let wrapper = chosen.wrapper.as_ref();
     let mut articles = ArticleSink::new(c.spill, cluster);
     let mut served = 0;
@@ -596,7 +603,7 @@ fn process_cluster(
             let learned_on = c
                 .members
                 .iter()
-                .filter_map(|&i| c.pages.infos[i].date.clone())
+                .filter_map(|&i| c.pages.dates[i].clone())
                 .max();
             Some(
                 NewWrapper {

@@ -103,8 +103,13 @@ impl SpanFile {
         };
         spans
             .into_iter()
-            .map(|span| read(span).map_err(|e| temporary_file_error(self.what, &self.dir, e)))
+            .map(|span| read(span).map_err(|e| self.error(e)))
             .collect()
+    }
+
+    /// `error` (of reading or of decoding what was read), naming the file.
+    pub fn error(&self, error: io::Error) -> io::Error {
+        temporary_file_error(self.what, &self.dir, error)
     }
 }
 

@@ -3,8 +3,9 @@
 //! A bucket's outputs are sorted by (site, cluster, URL), so a site's
 //! articles are written once the sites before it are, and are held until
 //! then. For a large site (more than `run.max_resident_pages` pages, whose
-//! parsed pages wait on disk, [`crate::pages`]) that would grow with the site (≈ 5 KB a page as JSON on the dev
-//! corpora, twice that with `--format html`), so its clusters write their
+//! parsed pages wait on disk, [`crate::pages`]) that would grow with the
+//! site (≈ 5 KB a page as JSON on the dev corpora, twice that with
+//! `--format html`), so its clusters write their
 //! articles as they are extracted, as the JSON lines of `articles.jsonl`,
 //! into one temporary file in the bucket's output folder, unlinked from the
 //! start where the file system allows it (`tempfile::tempfile_in`). Each

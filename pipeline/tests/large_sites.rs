@@ -1,7 +1,7 @@
 //! A site of more than `run.max_resident_pages` pages is not held parsed
 //! whole: its parsed pages wait in a temporary file and are read back as
-//! each step needs them (pipeline/src/pages.rs). Run on big9 with that bound set below its sites'
-//! sizes, it must give what holding them gives.
+//! each step needs them (pipeline/src/pages.rs). Run on big9 with that
+//! bound set below its sites' sizes, it must give what holding them gives.
 
 use std::ffi::OsStr;
 use std::io::Read;
@@ -51,16 +51,16 @@ fn xpaths(out: &Path) -> Vec<(String, String)> {
 }
 
 #[test]
-fn sites_parsed_again_give_the_files_of_sites_held_whole() {
+fn sites_on_disk_give_the_files_of_sites_held_whole() {
     let tmp = tempfile::tempdir().unwrap();
     let held = tmp.path().join("held");
-    let again = tmp.path().join("again");
+    let spilled = tmp.path().join("spilled");
     run_big9(&held, "[run]\nmax_resident_pages = 0\n");
     // Most of big9's pages are on sites of more than 10 pages, and no
     // cluster has more than 10, the learning sample's size here (at most
     // `run.max_resident_pages`): each cluster learns from the same pages,
     // read back from disk, and the outputs are the same bytes.
-    run_big9(&again, "[run]\nmax_resident_pages = 10\n");
+    run_big9(&spilled, "[run]\nmax_resident_pages = 10\n");
     for file in [
         "articles.jsonl",
         "wrappers.jsonl",
@@ -68,18 +68,18 @@ fn sites_parsed_again_give_the_files_of_sites_held_whole() {
         "summary.csv",
     ] {
         assert!(
-            read(&held, file) == read(&again, file),
+            read(&held, file) == read(&spilled, file),
             "{file} differs when the sites' pages wait on disk"
         );
     }
-    assert!(articles(&again).len() > 100);
+    assert!(articles(&spilled).len() > 100);
 }
 
 #[test]
 fn a_cluster_larger_than_its_sample_is_extracted_a_chunk_at_a_time() {
     let tmp = tempfile::tempdir().unwrap();
     let held = tmp.path().join("held");
-    let again = tmp.path().join("again");
+    let spilled = tmp.path().join("spilled");
     // Clusters of more than 4 pages learn from 4: the same 4 pages whether
     // the site is held or on disk, so the same wrappers. On disk, the rest
     // of the cluster is read back for its articles, and
@@ -89,11 +89,11 @@ fn a_cluster_larger_than_its_sample_is_extracted_a_chunk_at_a_time() {
         "[run]\nmax_resident_pages = 0\n[forest]\nmax_learn_pages = 4\n",
     );
     run_big9(
-        &again,
+        &spilled,
         "[run]\nmax_resident_pages = 5\n[forest]\nmax_learn_pages = 4\n",
     );
-    assert_eq!(xpaths(&held), xpaths(&again));
-    assert!(!xpaths(&again).is_empty());
+    assert_eq!(xpaths(&held), xpaths(&spilled));
+    assert!(!xpaths(&spilled).is_empty());
     // The same clusters (whether a page is served by the wrapper may
     // differ: its text is cleaned with the sample's residue), and an
     // article for every page.
@@ -103,19 +103,19 @@ fn a_cluster_larger_than_its_sample_is_extracted_a_chunk_at_a_time() {
             .map(|l| l.split(',').take(3).collect::<Vec<_>>().join(","))
             .collect()
     };
-    assert_eq!(clusters(&held), clusters(&again));
+    assert_eq!(clusters(&held), clusters(&spilled));
     let urls = |out: &Path| -> Vec<String> {
         articles(out)
             .iter()
             .map(|a| a["url"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(urls(&held), urls(&again));
+    assert_eq!(urls(&held), urls(&spilled));
     // Most articles are the same text; those that differ differ by what
     // the smaller residue sample kept or dropped.
     let same = articles(&held)
         .iter()
-        .zip(articles(&again))
+        .zip(articles(&spilled))
         .filter(|(a, b)| a["text"] == b["text"])
         .count();
     assert!(
@@ -173,14 +173,14 @@ fn a_large_site_writes_its_articles_through_a_temporary_file() {
         (out, counts.to_string())
     };
     let (held, held_counts) = run("held", 0);
-    let (again, again_counts) = run("again", 100);
+    let (spilled, spilled_counts) = run("spilled", 100);
     for file in ["articles.jsonl", "summary.csv", "rejects.jsonl"] {
         assert!(
-            read(&held, file) == read(&again, file),
+            read(&held, file) == read(&spilled, file),
             "{file} differs when the site's articles go through a file"
         );
     }
-    assert_eq!(held_counts, again_counts);
-    assert_eq!(articles(&again).len(), 200);
-    assert!(read(&again, "articles.jsonl").len() > 1 << 21);
+    assert_eq!(held_counts, spilled_counts);
+    assert_eq!(articles(&spilled).len(), 200);
+    assert!(read(&spilled, "articles.jsonl").len() > 1 << 21);
 }

@@ -4,30 +4,37 @@
 //! pages wait on disk between the steps that read them, `canopy run`).
 //!
 //! ```text
-//! document = version (u8) ‖ truncated (u8) ‖ body (u32)
-//!            ‖ names ‖ text ‖ attr_text ‖ attrs ‖ nodes ‖ json_ld
-//! names    = count ‖ (length ‖ UTF-8)*      tag and attribute names, each once
+//! document  = version (u8) ‖ truncated (u8) ‖ body
+//!             ‖ text ‖ attr_text ‖ attrs ‖ nodes ‖ json_ld
 //! text, attr_text = length ‖ UTF-8
-//! attrs    = count ‖ (name ‖ start ‖ end)*
-//! nodes    = count ‖ (0 ‖ tag ‖ attrs start ‖ attrs end ‖ dfs
-//!                    | 1 ‖ start ‖ end) ‖ parent (u32::MAX: none) ‖ end ‖ depth)*
-//! json_ld  = count ‖ (length ‖ UTF-8)*
+//! attrs     = count ‖ (name ‖ range)*          ranges of attr_text
+//! nodes     = count ‖ (0 ‖ name ‖ range ‖ size  an element: attrs, subtree
+//!                     | 1 ‖ range)*             a text node: text
+//! json_ld   = count ‖ (length ‖ UTF-8)*
+//! name      = 0 ‖ length ‖ UTF-8               the first time
+//!           | index + 1                         then: its place among the names so far
+//! range     = start − end of the previous range ‖ length
+//! size      = end − the node's id               the nodes of its subtree, itself included
 //! ```
 //!
-//! Every number is a little-endian `u32` unless marked. Names are written
-//! once and referred to by index: a page has thousands of elements and
-//! attributes but a few dozen names, and making an atom of a name is a
-//! hash lookup. Decoding checks what the accessors rely on (ranges inside
-//! their buffers and on character boundaries, a node's parent before it
-//! and its subtree inside the document), so bytes that are not a document
-//! are an error, never a panic later.
+//! Every number is a LEB128 varint, most of them one byte. A name is
+//! written once per page: a page has thousands of elements and attributes
+//! but a few dozen names, and making an atom of a name is a hash lookup.
+//! The rest of a node is not written but follows from the layout
+//! ([`Document`]'s depth-first order): its parent is the nearest node
+//! before it whose subtree holds it, its depth their number, its `dfs`
+//! number the elements before it. So decoding builds the tree the
+//! accessors expect, or fails: ranges inside their buffers and on
+//! character boundaries, each subtree inside its parent's, text nodes
+//! without children, at least one node; bytes that are not a document are
+//! an error, never a panic later.
 
 use std::ops::Range;
 
 use html5ever::LocalName;
 use rustc_hash::FxHashMap;
 
-use crate::{Document, Element, Node, NodeData};
+use crate::{Document, Element, Node, NodeData, NodeId};
 
 const VERSION: u8 = 1;
 const ELEMENT: u8 = 0;
@@ -50,14 +57,12 @@ impl Document {
     /// [`Document::decode`]).
     pub fn encode(&self, out: &mut Vec<u8>) {
         let mut names = Names::default();
-        out.reserve(self.text.len() + self.attr_text.len() + 8 * self.nodes.len());
+        out.reserve(self.text.len() + self.attr_text.len() + 6 * self.nodes.len());
         out.push(VERSION);
         out.push(u8::from(self.truncated));
         put(out, self.body);
         put_str(out, &self.text);
         put_str(out, &self.attr_text);
-        // Names are written where first used, so the decoder makes each
-        // atom once.
         put(out, self.attrs.len());
         let mut at = 0;
         for (name, value) in &self.attrs {
@@ -65,24 +70,20 @@ impl Document {
             put_range(out, value, &mut at);
         }
         put(out, self.nodes.len());
-        let (mut at_attr, mut at_text, mut dfs) = (0, 0, 0);
+        let (mut at_attr, mut at_text) = (0, 0);
         for (id, node) in self.nodes.iter().enumerate() {
             match &node.data {
                 NodeData::Element(e) => {
                     out.push(ELEMENT);
                     names.put(out, &e.tag);
                     put_range(out, &e.attrs, &mut at_attr);
-                    put_delta(out, e.dfs, &mut dfs);
+                    put(out, node.end - id);
                 }
                 NodeData::Text(range) => {
                     out.push(TEXT);
                     put_range(out, range, &mut at_text);
                 }
             }
-            // Parents and subtree ends as distances: a byte or two.
-            put(out, node.parent.map_or(0, |p| id - p));
-            put(out, node.end - id);
-            put(out, node.depth as usize);
         }
         put(out, self.json_ld.len());
         for json in &self.json_ld {
@@ -113,34 +114,50 @@ impl Document {
             attrs.push((name, r.range(&mut at, |r| attr_text.get(r).is_some())?));
         }
         let count = r.count()?;
-        let mut nodes = Vec::with_capacity(count);
+        if count == 0 {
+            return Err(DecodeError("no nodes"));
+        }
+        let mut nodes: Vec<Node> = Vec::with_capacity(count);
+        // The nodes whose subtrees hold the next one, innermost last.
+        let mut open: Vec<NodeId> = Vec::new();
         let (mut at_attr, mut at_text, mut dfs) = (0, 0, 0);
         for id in 0..count {
-            let data = match r.byte()? {
-                ELEMENT => NodeData::Element(Element {
-                    tag: r.name(&mut names)?,
-                    attrs: r.range(&mut at_attr, |r| r.end <= attrs.len())?,
-                    dfs: r.delta(&mut dfs)?,
-                }),
-                TEXT => NodeData::Text(r.range(&mut at_text, |r| text.get(r).is_some())?),
+            while open.last().is_some_and(|&o| nodes[o].end <= id) {
+                open.pop();
+            }
+            let parent = open.last().copied();
+            if parent.is_none() && id > 0 {
+                return Err(DecodeError("a node after the root's subtree"));
+            }
+            let (data, end) = match r.byte()? {
+                ELEMENT => {
+                    let element = Element {
+                        tag: r.name(&mut names)?,
+                        attrs: r.range(&mut at_attr, |r| r.end <= attrs.len())?,
+                        dfs,
+                    };
+                    dfs += 1;
+                    let end = id
+                        .checked_add(r.number()?)
+                        .filter(|&end| end > id && end <= parent.map_or(count, |p| nodes[p].end))
+                        .ok_or(DecodeError("subtree outside its parent's"))?;
+                    (NodeData::Element(element), end)
+                }
+                TEXT => (
+                    NodeData::Text(r.range(&mut at_text, |r| text.get(r).is_some())?),
+                    id + 1,
+                ),
                 _ => return Err(DecodeError("unknown node kind")),
             };
-            let parent = match r.number()? {
-                0 => None,
-                back if back <= id => Some(id - back),
-                _ => return Err(DecodeError("parent before the first node")),
-            };
-            let end = id
-                .checked_add(r.number()?)
-                .filter(|&end| end > id && end <= count)
-                .ok_or(DecodeError("subtree end out of bounds"))?;
-            let depth = u32::try_from(r.number()?).map_err(|_| DecodeError("depth over u32"))?;
             nodes.push(Node {
                 data,
                 parent,
                 end,
-                depth,
+                depth: open.len() as u32,
             });
+            if end > id + 1 {
+                open.push(id);
+            }
         }
         let json_ld = (0..r.count()?)
             .map(|_| r.str().map(str::to_owned))
@@ -148,7 +165,7 @@ impl Document {
         if !r.0.is_empty() {
             return Err(DecodeError("bytes after the document"));
         }
-        if body >= nodes.len().max(1) {
+        if body >= nodes.len() {
             return Err(DecodeError("body out of bounds"));
         }
         Ok(Document {
@@ -203,7 +220,7 @@ fn put_range(out: &mut Vec<u8>, range: &Range<u32>, at: &mut u32) {
 }
 
 /// `n` as its distance from the previous `n`, which it never falls below
-/// in a document (`dfs` numbers, range starts).
+/// in a document (range starts: the buffers are filled in node order).
 fn put_delta(out: &mut Vec<u8>, n: u32, previous: &mut u32) {
     debug_assert!(n >= *previous, "filled in node order");
     put(out, n.wrapping_sub(*previous) as usize);
@@ -276,7 +293,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// [`Reader::delta`] of `n` from the previous one.
+    /// A number written by [`put_delta`]: its distance from `previous`.
     fn delta(&mut self, previous: &mut u32) -> Result<u32, DecodeError> {
         let n = previous
             .checked_add(self.u32()?)

@@ -408,6 +408,7 @@ fn encoded_real_pages_decode_to_the_same_document() {
         let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
         let doc = parse(&html);
         assert!(doc.len() > 50, "{}", path.display());
+        assert_is_a_depth_first_tree(&doc);
         let back = round_trip(&doc);
         assert_eq!(back, doc, "{}", path.display());
         // The accessors read the same page.
@@ -452,17 +453,54 @@ fn bytes_that_are_not_a_document_are_an_error() {
     let mut longer = bytes.clone();
     longer.push(0);
     assert!(Document::decode(&longer).is_err());
-    // A flipped byte anywhere either decodes to a document the accessors
-    // can walk, or is an error: never a panic.
+    // A flipped byte anywhere either decodes to a tree laid out as a
+    // parsed one is, which the accessors can walk, or is an error: never a
+    // panic.
+    let mut accepted = 0;
     for i in 0..bytes.len() {
-        let mut damaged = bytes.clone();
-        damaged[i] ^= 0xff;
-        if let Ok(doc) = Document::decode(&damaged) {
-            let _ = doc.inner_text(doc.body());
-            for n in 0..doc.len() {
-                let _ = doc.attrs(n).count();
-                let _ = doc.children(n).count();
+        for flip in [0x01, 0x80, 0xff] {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= flip;
+            if let Ok(doc) = Document::decode(&damaged) {
+                accepted += 1;
+                assert_is_a_depth_first_tree(&doc);
+                let _ = doc.inner_text(doc.body());
+                for n in 0..doc.len() {
+                    let _ = doc.attrs(n).count();
+                    let _ = doc.ancestors(n).count();
+                }
             }
         }
+    }
+    // Some flips only change a text byte or a name: those still decode.
+    assert!(accepted > 0);
+}
+
+/// What the accessors rely on: each node inside its parent's subtree, one
+/// level below it, and a subtree made of its children's.
+fn assert_is_a_depth_first_tree(doc: &Document) {
+    assert!(!doc.is_empty() && doc.body() < doc.len());
+    assert_eq!(doc.node(0).parent, None);
+    assert_eq!(doc.node(0).end, doc.len());
+    let mut dfs = 0;
+    for n in 0..doc.len() {
+        let node = doc.node(n);
+        assert!(node.end > n && node.end <= doc.len());
+        if let Some(p) = node.parent {
+            let parent = doc.node(p);
+            assert!(p < n && n < parent.end && node.end <= parent.end);
+            assert_eq!(node.depth, parent.depth + 1);
+        } else {
+            assert_eq!(n, 0);
+        }
+        match &node.data {
+            NodeData::Element(e) => {
+                assert_eq!(e.dfs, dfs);
+                dfs += 1;
+            }
+            NodeData::Text(_) => assert_eq!(node.end, n + 1),
+        }
+        let sizes: usize = doc.children(n).map(|c| doc.node(c).end - c).sum();
+        assert_eq!(sizes + 1, node.end - n);
     }
 }
