@@ -8,7 +8,7 @@
 //! ```
 //!
 //! `record` is the page's record without its HTML, as JSON; `document` is
-//! [`Document::encode`]. Reading a page back (LZ4 and decoding) takes ≈ 7 %
+//! [`Document::encode`]. Reading a page back (LZ4 and decoding) takes ≈ 6 %
 //! of the time parsing its HTML again would, and LZ4 shrinks the DOM's
 //! bytes to a quarter of the HTML's (docs/performance.md, "Memory";
 //! `crates/dom/examples/codec_cost.rs`).

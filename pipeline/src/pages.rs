@@ -4,7 +4,7 @@
 //! needs them. A parsed page costs ≈ 136 KB in memory
 //! (docs/performance.md, "Memory"), so a site of many thousand pages held
 //! whole would pass a gigabyte; on disk its DOM is ≈ a quarter of its HTML
-//! ([`crate::page_codec`]), and reading it back costs ≈ 7 % of parsing the
+//! ([`crate::page_codec`]), and reading it back costs ≈ 6 % of parsing the
 //! page again. Its signatures wait in a file too ([`SiteSignatures`]).
 
 use std::collections::HashMap;
