@@ -71,15 +71,7 @@ pub fn decode<'f>(bytes: &[u8], feeds: &'f HashMap<String, FeedItem>) -> io::Res
     let (nanos, document) = split(rest, 8)?;
     let spent = Duration::from_nanos(u64::from_le_bytes(nanos.try_into().expect("8 bytes")));
     let doc = Document::decode(document).map_err(invalid)?;
-    let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
-    Ok(Page {
-        index: 0,
-        record,
-        doc,
-        lang,
-        feed,
-        spent,
-    })
+    Ok(Page::new(record, doc, lang, spent, feeds))
 }
 
 fn length(n: usize) -> io::Result<u32> {
@@ -124,14 +116,14 @@ mod tests {
             date: Some("2026-11-25T00:00:00Z".into()),
             html: String::new(),
         };
-        Page {
-            index: 0,
-            feed: feeds.get(&canopy_ingest::normalize_url(&record.url)),
+        let doc = Document::parse(&html, &DomOptions::default());
+        Page::new(
             record,
-            doc: Document::parse(&html, &DomOptions::default()),
-            lang: Language::German,
-            spent: Duration::from_micros(1234),
-        }
+            doc,
+            Language::German,
+            Duration::from_micros(1234),
+            feeds,
+        )
     }
 
     #[test]

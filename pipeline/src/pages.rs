@@ -42,6 +42,28 @@ pub struct Page<'f> {
     pub spent: Duration,
 }
 
+impl<'f> Page<'f> {
+    /// A page with its feed item from `feeds`; `index` is left 0 until its
+    /// site numbers its pages.
+    pub fn new(
+        record: PageRecord,
+        doc: Document,
+        lang: Language,
+        spent: Duration,
+        feeds: &'f HashMap<String, FeedItem>,
+    ) -> Page<'f> {
+        let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
+        Page {
+            index: 0,
+            record,
+            doc,
+            lang,
+            feed,
+            spent,
+        }
+    }
+}
+
 /// What the site steps read of every page without its DOM: its signature
 /// and its `WARC-Date`.
 fn signature_and_date(page: &Page<'_>) -> (Signature, Option<String>) {
@@ -301,13 +323,5 @@ fn parse<'f>(
         .take(2000)
         .collect();
     let lang = detect_language(doc.lang(), &sample);
-    let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
-    Ok(Page {
-        index: 0,
-        record,
-        doc,
-        lang,
-        feed,
-        spent: start.elapsed(),
-    })
+    Ok(Page::new(record, doc, lang, start.elapsed(), feeds))
 }
