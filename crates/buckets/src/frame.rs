@@ -58,15 +58,7 @@ pub fn encode(mut record: Record, compress: bool) -> io::Result<Vec<u8>> {
     drop(payload);
     let length = if compress {
         let content = frame.split_off(start);
-        // The block API into our own buffer: lz4_flex's allocating helpers
-        // need its `alloc` feature, which would rebuild tantivy with it.
-        frame.resize(
-            start + lz4_flex::block::get_maximum_output_size(content.len()),
-            0,
-        );
-        let n = lz4_flex::block::compress_into(&content, &mut frame[start..])
-            .map_err(io::Error::other)?;
-        frame.truncate(start + n);
+        crate::lz4::compress(&content, &mut frame)?;
         content_len as u32
     } else {
         content_len as u32 | STORED
@@ -102,13 +94,7 @@ pub fn decode(frame: &[u8]) -> io::Result<Record> {
         }
         compressed.into()
     } else {
-        let len = len as usize;
-        let mut content = vec![0; len];
-        let n = lz4_flex::block::decompress_into(compressed, &mut content).map_err(invalid)?;
-        if n != len {
-            return Err(invalid("frame shorter than its content length"));
-        }
-        content.into()
+        crate::lz4::decompress(compressed, len as usize)?.into()
     };
     if content.len() < 4 {
         return Err(invalid("frame without a header length"));

@@ -21,6 +21,7 @@
 
 mod frame;
 mod layout;
+pub mod lz4;
 mod merge;
 mod reader;
 mod writer;

@@ -214,17 +214,10 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 /// A range as its distance from where the previous one ended (`at`: the
 /// buffers are filled in node order, so this is mostly 0) and its length.
 fn put_range(out: &mut Vec<u8>, range: &Range<u32>, at: &mut u32) {
-    put_delta(out, range.start, at);
+    debug_assert!(range.start >= *at, "filled in node order");
+    put(out, range.start.wrapping_sub(*at) as usize);
     put(out, (range.end - range.start) as usize);
     *at = range.end;
-}
-
-/// `n` as its distance from the previous `n`, which it never falls below
-/// in a document (range starts: the buffers are filled in node order).
-fn put_delta(out: &mut Vec<u8>, n: u32, previous: &mut u32) {
-    debug_assert!(n >= *previous, "filled in node order");
-    put(out, n.wrapping_sub(*previous) as usize);
-    *previous = n;
 }
 
 /// The bytes not read yet.
@@ -293,22 +286,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A number written by [`put_delta`]: its distance from `previous`.
-    fn delta(&mut self, previous: &mut u32) -> Result<u32, DecodeError> {
-        let n = previous
-            .checked_add(self.u32()?)
-            .ok_or(DecodeError("number over u32"))?;
-        *previous = n;
-        Ok(n)
-    }
-
     /// A range written by [`put_range`], which `valid` accepts.
     fn range(
         &mut self,
         at: &mut u32,
         valid: impl Fn(std::ops::Range<usize>) -> bool,
     ) -> Result<Range<u32>, DecodeError> {
-        let start = self.delta(at)?;
+        let start = at
+            .checked_add(self.u32()?)
+            .ok_or(DecodeError("range over u32"))?;
         let end = start
             .checked_add(self.u32()?)
             .ok_or(DecodeError("range over u32"))?;
