@@ -40,6 +40,22 @@ pub struct ExtractArgs {
     wrappers: Option<PathBuf>,
 }
 
+/// The records at `entries`: read in order, decoded in parallel as
+/// `backlog` allows (decoding is most of the cost of reading a record).
+fn load(
+    reader: &BucketReader,
+    entries: &[Entry],
+    backlog: &Backlog,
+) -> std::io::Result<Vec<canopy_buckets::Record>> {
+    let frames = reader.read_frames(entries)?;
+    backlog
+        .map(entries.iter().zip(frames), |(entry, frame)| {
+            reader.decode(entry, &frame)
+        })
+        .into_iter()
+        .collect()
+}
+
 /// A site's pages (sorted by URL, then input order) and its feed items by
 /// normalised URL (the first in input order wins), as `run` always had.
 fn site_input(
@@ -228,12 +244,12 @@ pub fn extract_bucket(
                 let work = |(site, entries): &(String, Vec<Entry>), backlog: &Backlog| {
                     let pages = entries.iter().filter(|e| !e.feed).count();
                     let out = if settings.holds(pages) {
-                        let (pages, feeds) = site_input(reader.load(entries)?);
+                        let (pages, feeds) = site_input(load(&reader, entries, backlog)?);
                         process_site(site, SiteInput::Records(pages), &feeds, settings, backlog)?
                     } else {
                         let (feed_entries, page_entries): (Vec<Entry>, Vec<Entry>) =
                             entries.iter().partition(|e| e.feed);
-                        let (_, feeds) = site_input(reader.load(&feed_entries)?);
+                        let (_, feeds) = site_input(load(&reader, &feed_entries, backlog)?);
                         let input = SiteInput::Bucket {
                             reader: &reader,
                             entries: page_entries,

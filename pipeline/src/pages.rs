@@ -12,7 +12,7 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use canopy_buckets::{BucketReader, Entry, Item};
+use canopy_buckets::{BucketReader, Entry, Item, Record};
 use canopy_cluster::{evenly_spaced, Signature};
 use canopy_dom::{Deadline, Document};
 use canopy_signifiers::{detect_language, Language};
@@ -145,16 +145,19 @@ impl<'f> SitePages<'f> {
         let mut signature_bytes = Vec::new();
         let mut pages = Vec::with_capacity(entries.len());
         for chunk in entries.chunks(READ_CHUNK) {
-            let records = load_pages(reader, chunk)?;
-            let parsed = backlog.map(records, |record| {
-                parse(record, feeds, settings).map(|page| {
+            // Read in order, decoded and parsed in parallel.
+            let frames = reader.read_frames(chunk)?;
+            let parsed = backlog.map(chunk.iter().zip(frames), |(entry, frame)| {
+                let record = page_record(reader.decode(entry, &frame)?)?;
+                drop(frame);
+                io::Result::Ok(parse(record, feeds, settings).map(|page| {
                     let key = (page.record.url.clone(), page.record.record_id.clone());
                     let bytes = crate::page_codec::encode(&page);
                     (key, bytes, signature_and_date(&page))
-                })
+                }))
             });
             for page in parsed {
-                match page {
+                match page? {
                     Ok((key, bytes, (signature, date))) => {
                         let at = page_file.write(&bytes?)?;
                         signature_bytes.clear();
@@ -283,22 +286,18 @@ impl<'f> SitePages<'f> {
     }
 }
 
-/// The page records at `entries`.
-fn load_pages(reader: &BucketReader, entries: &[Entry]) -> io::Result<Vec<PageRecord>> {
-    reader
-        .load(entries)?
-        .into_iter()
-        .map(|r| match r.item {
-            Item::Page(page) => Ok(page),
-            Item::Feed(feed) => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "the bucket index says page, the record is feed item {}",
-                    feed.url
-                ),
-            )),
-        })
-        .collect()
+/// The page record of a bucket record the index called a page.
+fn page_record(record: Record) -> io::Result<PageRecord> {
+    match record.item {
+        Item::Page(page) => Ok(page),
+        Item::Feed(feed) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the bucket index says page, the record is feed item {}",
+                feed.url
+            ),
+        )),
+    }
 }
 
 /// Parses a page within its budget (else its reject), detects its
