@@ -401,18 +401,49 @@ impl<'a> Templates<'a> {
     /// The group `page` is most like: the highest average similarity to a
     /// group's representatives (average linkage, as the grouping merges),
     /// the first group on a tie; `None` when it is below the threshold.
+    ///
+    /// The same answer as averaging over every group, in a fraction of the
+    /// comparisons (they were a tenth of a large site's run): groups are
+    /// tried in order of their first representative's similarity, so the
+    /// group a page joins is usually among the first, and another group is
+    /// left as soon as its average could not beat the best one or the
+    /// threshold even if all its members left were identical to the page.
     fn nearest(&self, page: &Signature) -> Option<usize> {
+        let mut order: Vec<(f64, usize)> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(g, members)| (page.similarity(members[0]), g))
+            .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut best: Option<(f64, usize)> = None;
-        for (g, members) in self.groups.iter().enumerate() {
-            let total: f64 = members.iter().map(|m| page.similarity(m)).sum();
-            let avg = total / members.len() as f64;
-            if best.is_none_or(|(s, _)| avg > s) {
+        'groups: for (first, g) in order {
+            let members = &self.groups[g];
+            let n = members.len();
+            let bar = best.map_or(self.threshold, |(s, _)| s.max(self.threshold));
+            // Summed in member order from 0.0, as a plain average would be,
+            // so that the averages compared are the same numbers.
+            let mut total = 0.0 + first;
+            for (k, member) in members.iter().enumerate().skip(1) {
+                // Each similarity is at most 1; the margin covers rounding.
+                let ceiling = (total + (n - k) as f64) / n as f64;
+                if ceiling + CEILING_MARGIN < bar {
+                    continue 'groups;
+                }
+                total += page.similarity(member);
+            }
+            let avg = total / n as f64;
+            if best.is_none_or(|(s, b)| avg > s || (avg == s && g < b)) {
                 best = Some((avg, g));
             }
         }
         best.filter(|&(s, _)| s >= self.threshold).map(|(_, g)| g)
     }
 }
+
+/// Rounding allowance of [`Templates::nearest`]'s bound: far above the
+/// error of summing 16 similarities, far below any difference that matters.
+const CEILING_MARGIN: f64 = 1e-9;
 
 #[cfg(test)]
 mod tests {
@@ -515,6 +546,68 @@ mod tests {
         // Another layout stays apart by both views.
         let c = sig("<body><table><tr><td>2</td></tr></table></body>");
         assert!(sig(&layout("education")).similarity(&c) < 0.3);
+    }
+
+    /// [`Templates::nearest`] as first written: every group averaged whole.
+    fn nearest_by_whole_averages(t: &Templates<'_>, page: &Signature) -> Option<usize> {
+        let mut best: Option<(f64, usize)> = None;
+        for (g, members) in t.groups.iter().enumerate() {
+            let total: f64 = members.iter().map(|m| page.similarity(m)).sum();
+            let avg = total / members.len() as f64;
+            if best.is_none_or(|(s, _)| avg > s) {
+                best = Some((avg, g));
+            }
+        }
+        best.filter(|&(s, _)| s >= t.threshold).map(|(_, g)| g)
+    }
+
+    #[test]
+    fn the_nearest_template_is_found_with_fewer_comparisons_and_the_same_answer() {
+        // Pages of five layouts: some of a layout's 60 paths each, and
+        // paths shared by all layouts (xorshift: a fixed sequence).
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let pages: Vec<Signature> = (0..400u64)
+            .map(|i| {
+                let layout = i % 5;
+                let mut hashes: Vec<u64> = (0..60u64)
+                    .filter(|_| next() % 4 != 0)
+                    .map(|k| layout * 1000 + k)
+                    .collect();
+                let shared = next() % 40;
+                hashes.extend((0..shared).map(|_| 10_000 + next() % 60));
+                Signature::from_hashes(hashes)
+            })
+            .collect();
+        let sample: Vec<Cow<'_, Signature>> = pages[..100].iter().map(Cow::Borrowed).collect();
+        let mut answers = Vec::new();
+        for threshold in [0.0, 0.3, 0.5, 0.7, 0.9] {
+            let labels = group_templates(&sample, threshold);
+            let templates = Templates::new(&sample, &labels, threshold);
+            for page in &pages[100..] {
+                let found = templates.nearest(page);
+                assert_eq!(found, nearest_by_whole_averages(&templates, page));
+                answers.push(found);
+            }
+        }
+        // Both kinds of answer occur: a group, and none above the threshold.
+        assert!(answers.iter().any(Option::is_some));
+        assert!(answers.iter().any(Option::is_none));
+        // Groups of the same pages tie on every page: the first one wins.
+        let twice: Vec<Cow<'_, Signature>> =
+            sample[..50].iter().chain(&sample[..50]).cloned().collect();
+        let labels: Vec<usize> = (0..100).map(|i| (i / 50) * 5 + i % 5).collect();
+        let templates = Templates::new(&twice, &labels, 0.3);
+        for page in &pages[100..] {
+            let found = templates.nearest(page);
+            assert_eq!(found, nearest_by_whole_averages(&templates, page));
+            assert!(found.is_none_or(|g| g < 5), "{found:?}");
+        }
     }
 
     #[test]
