@@ -106,6 +106,9 @@ pub struct ReuseConfig {
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub threads: usize,
+    /// Bind each worker to one CPU when there are as many as the process's
+    /// CPUs (`threads.rs`).
+    pub pin_threads: bool,
     /// Per-page time budget in milliseconds; 0: none.
     pub page_budget_ms: u64,
     /// Most pages of one site held parsed at once; 0: all.

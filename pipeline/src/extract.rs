@@ -348,7 +348,7 @@ pub fn command(args: ExtractArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(code) = crate::start_threads(config.run.threads) {
+    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
     let dir = canopy_buckets::bucket_out_dir(&args.out, args.bucket);

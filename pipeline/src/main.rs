@@ -22,6 +22,7 @@ mod signatures;
 mod site;
 mod spanfile;
 mod spill;
+mod threads;
 mod title;
 
 use std::path::{Path, PathBuf};
@@ -198,17 +199,6 @@ fn resolve_settings(
     Ok((config, method))
 }
 
-/// Starts rayon's pool with `threads` workers (0: one per core).
-fn start_threads(threads: usize) -> Result<(), ExitCode> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build_global()
-        .map_err(|e| {
-            eprintln!("canopy: cannot start threads: {e}");
-            ExitCode::from(2)
-        })
-}
-
 /// Checks early that the output folder can be written, so a bad path fails
 /// before hours of work rather than after.
 fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
@@ -257,7 +247,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         eprintln!("canopy: --wet: {e:#}");
         return ExitCode::from(2);
     }
-    if let Err(code) = start_threads(config.run.threads) {
+    if let Err(code) = threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
     match run::run_all(

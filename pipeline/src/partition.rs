@@ -377,7 +377,7 @@ pub fn command(args: PartitionArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(code) = crate::start_threads(config.run.threads) {
+    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
     let layout = Layout {

@@ -1,0 +1,122 @@
+//! rayon's pool, one worker bound to each CPU when the pool has the
+//! process's CPUs to itself.
+//!
+//! Left to the kernel, the two workers of a two-thread run sometimes share
+//! one CPU while the other sits idle: when the partition's reading and
+//! writing threads stop, the CPU they ran on goes idle without taking one
+//! of the two workers queued on the other, and nothing moved one over for
+//! 25–45 ms (`perf record -a -e sched:sched_switch` of big9 runs, in two
+//! runs of three). That is a sixth of a 140 ms run. Bound one to a CPU,
+//! big9's two-thread runs lost their slow tail (0.159–0.163 s against
+//! 0.159–0.196 s over 21 runs; docs/performance.md, "Threads").
+//!
+//! Binding only happens when there are as many workers as CPUs the process
+//! may run on (`--threads 0`, one per core, or a `taskset`/cpuset that
+//! gives it exactly that many): then each CPU is the pool's anyway. With
+//! fewer workers than CPUs, which CPUs are free is the kernel's to judge;
+//! with more, workers would have to share.
+
+use std::process::ExitCode;
+
+/// Starts rayon's global pool with `threads` workers (0: one per core),
+/// bound one to a CPU if `pin` and the CPUs allow it ([`binding`]).
+pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
+    let allowed = if pin { allowed_cpus() } else { Vec::new() };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(move |worker| {
+            // The pool's size as rayon settled it (`threads`, or one per
+            // core, or RAYON_NUM_THREADS).
+            if let Some(cpus) = binding(&allowed, rayon::current_num_threads()) {
+                // Not bound is as the kernel would have it: go on.
+                let _ = bind_current_thread(cpus[worker]);
+            }
+        })
+        .build_global()
+        .map_err(|e| {
+            eprintln!("canopy: cannot start threads: {e}");
+            ExitCode::from(2)
+        })
+}
+
+/// The CPU of each of `workers` workers, or `None` to leave them to the
+/// kernel: one worker per CPU of `allowed` when they are as many.
+pub fn binding(allowed: &[usize], workers: usize) -> Option<Vec<usize>> {
+    (workers > 1 && allowed.len() == workers).then(|| allowed.to_vec())
+}
+
+/// The CPUs this thread may run on, in order; empty if unknown.
+#[cfg(target_os = "linux")]
+pub fn allowed_cpus() -> Vec<usize> {
+    use nix::sched::{sched_getaffinity, CpuSet};
+    use nix::unistd::Pid;
+    let Ok(set) = sched_getaffinity(Pid::from_raw(0)) else {
+        return Vec::new();
+    };
+    (0..CpuSet::count())
+        .filter(|&cpu| set.is_set(cpu).unwrap_or(false))
+        .collect()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn allowed_cpus() -> Vec<usize> {
+    Vec::new()
+}
+
+#[cfg(target_os = "linux")]
+fn bind_current_thread(cpu: usize) -> nix::Result<()> {
+    use nix::sched::{sched_setaffinity, CpuSet};
+    use nix::unistd::Pid;
+    let mut set = CpuSet::new();
+    set.set(cpu)?;
+    sched_setaffinity(Pid::from_raw(0), &set)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn bind_current_thread(_cpu: usize) -> Result<(), ()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_are_bound_only_when_they_match_the_cpus() {
+        assert_eq!(binding(&[0, 1], 2), Some(vec![0, 1]));
+        assert_eq!(binding(&[2, 5, 7], 3), Some(vec![2, 5, 7]));
+        // Fewer workers than CPUs: which are free is the kernel's call.
+        assert_eq!(binding(&[0, 1, 2, 3], 2), None);
+        // More workers than CPUs: they would share.
+        assert_eq!(binding(&[0], 2), None);
+        // One worker has nowhere to be moved from; unknown CPUs.
+        assert_eq!(binding(&[3], 1), None);
+        assert_eq!(binding(&[], 2), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_bound_worker_runs_on_its_cpu_alone() {
+        let allowed = allowed_cpus();
+        assert!(
+            !allowed.is_empty(),
+            "the affinity of this thread is readable"
+        );
+        let cpus = binding(&allowed, allowed.len()).unwrap_or_else(|| allowed.clone());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cpus.len())
+            .start_handler({
+                let cpus = cpus.clone();
+                move |worker| bind_current_thread(cpus[worker]).unwrap()
+            })
+            .build()
+            .unwrap();
+        let seen: Vec<Vec<usize>> = pool.broadcast(|_| allowed_cpus());
+        let expected: Vec<Vec<usize>> = cpus.iter().map(|&c| vec![c]).collect();
+        let mut seen = seen;
+        seen.sort();
+        assert_eq!(seen, expected);
+        // This thread is not one of the pool's: its CPUs are unchanged.
+        assert_eq!(allowed_cpus(), allowed);
+    }
+}
