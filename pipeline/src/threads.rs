@@ -6,9 +6,9 @@
 //! writing threads stop, the CPU they ran on goes idle without taking one
 //! of the two workers queued on the other, and nothing moved one over for
 //! 25–45 ms (`perf record -a -e sched:sched_switch` of big9 runs, in two
-//! runs of three). That is a sixth of a 140 ms run. Bound one to a CPU,
-//! big9's two-thread runs lost their slow tail (0.159–0.163 s against
-//! 0.159–0.196 s over 21 runs; docs/performance.md, "Threads").
+//! runs of three): up to a third of a 140 ms run. Bound one to a CPU,
+//! two-thread runs took 1–3 % less wall time at the median and lost most of
+//! their slow tail (docs/performance.md, "Threads").
 //!
 //! Binding only happens when there are as many workers as CPUs the process
 //! may run on (`--threads 0`, one per core, or a `taskset`/cpuset that
