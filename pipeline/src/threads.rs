@@ -19,7 +19,7 @@
 use std::process::ExitCode;
 
 /// Starts rayon's global pool with `threads` workers (0: one per core),
-/// bound one to a CPU if `pin` and the CPUs allow it ([`binding`]).
+/// bound one to a CPU if `pin` and the CPUs allow it ([`cpu_of`]).
 pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
     let allowed = if pin { allowed_cpus() } else { Vec::new() };
     rayon::ThreadPoolBuilder::new()
@@ -27,9 +27,9 @@ pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
         .start_handler(move |worker| {
             // The pool's size as rayon settled it (`threads`, or one per
             // core, or RAYON_NUM_THREADS).
-            if let Some(cpus) = binding(&allowed, rayon::current_num_threads()) {
+            if let Some(cpu) = cpu_of(worker, &allowed, rayon::current_num_threads()) {
                 // Not bound is as the kernel would have it: go on.
-                let _ = bind_current_thread(cpus[worker]);
+                let _ = bind_current_thread(cpu);
             }
         })
         .build_global()
@@ -39,10 +39,11 @@ pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
         })
 }
 
-/// The CPU of each of `workers` workers, or `None` to leave them to the
-/// kernel: one worker per CPU of `allowed` when they are as many.
-pub fn binding(allowed: &[usize], workers: usize) -> Option<Vec<usize>> {
-    (workers > 1 && allowed.len() == workers).then(|| allowed.to_vec())
+/// The CPU of worker `worker` of `workers`, or `None` to leave it to the
+/// kernel: the workers take the CPUs of `allowed` in turn when they are as
+/// many.
+pub fn cpu_of(worker: usize, allowed: &[usize], workers: usize) -> Option<usize> {
+    (workers > 1 && allowed.len() == workers).then(|| allowed[worker])
 }
 
 /// The CPUs this thread may run on, in order; empty if unknown.
@@ -83,15 +84,18 @@ mod tests {
 
     #[test]
     fn workers_are_bound_only_when_they_match_the_cpus() {
-        assert_eq!(binding(&[0, 1], 2), Some(vec![0, 1]));
-        assert_eq!(binding(&[2, 5, 7], 3), Some(vec![2, 5, 7]));
+        let cpus = |allowed: &[usize], workers| -> Vec<Option<usize>> {
+            (0..workers).map(|w| cpu_of(w, allowed, workers)).collect()
+        };
+        assert_eq!(cpus(&[0, 1], 2), [Some(0), Some(1)]);
+        assert_eq!(cpus(&[2, 5, 7], 3), [Some(2), Some(5), Some(7)]);
         // Fewer workers than CPUs: which are free is the kernel's call.
-        assert_eq!(binding(&[0, 1, 2, 3], 2), None);
+        assert_eq!(cpus(&[0, 1, 2, 3], 2), [None, None]);
         // More workers than CPUs: they would share.
-        assert_eq!(binding(&[0], 2), None);
+        assert_eq!(cpus(&[0], 2), [None, None]);
         // One worker has nowhere to be moved from; unknown CPUs.
-        assert_eq!(binding(&[3], 1), None);
-        assert_eq!(binding(&[], 2), None);
+        assert_eq!(cpus(&[3], 1), [None]);
+        assert_eq!(cpus(&[], 2), [None, None]);
     }
 
     #[cfg(target_os = "linux")]
@@ -102,7 +106,8 @@ mod tests {
             !allowed.is_empty(),
             "the affinity of this thread is readable"
         );
-        let cpus = binding(&allowed, allowed.len()).unwrap_or_else(|| allowed.clone());
+        // Every worker bound, as `start` binds them (one CPU included).
+        let cpus = allowed.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(cpus.len())
             .start_handler({
