@@ -65,6 +65,7 @@ fn signatures(warc: &Path) -> BTreeMap<String, (String, Signature)> {
     let options = IngestOptions {
         max_page_bytes: 16 << 20,
         max_decoded_bytes: 64 << 20,
+        ..IngestOptions::default()
     };
     let mut out = BTreeMap::new();
     canopy_ingest::read_warc(warc, &options, &mut |event| {

@@ -26,6 +26,13 @@ use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_r
 /// runs peaked at 47 MB with 4 MiB, 42 MB with 1 MiB).
 const BATCH_BYTES: usize = 1 << 20;
 
+/// Compressed bytes of a `.warc.gz` inflated as one piece on the pool
+/// when there are two threads or more (about 0.6 MB of records; big9 in
+/// 27 pieces). Two-thread runs, big9 and dragnet: 64 and 128 KiB gave the
+/// same times, 256 KiB and more left the pool's decoding waiting behind
+/// the pieces (docs/performance.md, "Threads").
+const INFLATE_SEGMENT_BYTES: usize = 128 << 10;
+
 #[derive(clap::Args)]
 pub struct PartitionArgs {
     /// WARC files, feed files or folders of them, as for `run`: every rank gets the same list.
@@ -215,6 +222,9 @@ pub fn partition(
     let options = IngestOptions {
         max_page_bytes: config.ingest.max_page_bytes,
         max_decoded_bytes: config.ingest.max_decoded_bytes,
+        // One reading thread inflating a whole .warc.gz paced the
+        // partition of a two-thread run (docs/performance.md, "Threads").
+        inflate_segments: (rayon::current_num_threads() > 1).then_some(INFLATE_SEGMENT_BYTES),
     };
     // The writer thread decodes and encodes each batch on the rayon pool
     // and writes it while this thread reads the next one.

@@ -31,6 +31,7 @@
 mod arc;
 mod charset;
 mod feed;
+mod gzip_segments;
 mod http;
 mod url_norm;
 mod warc;
@@ -50,6 +51,12 @@ pub struct IngestOptions {
     /// Cap on the output of content decoding (and on the raw payload read
     /// from a record), in bytes; guards against gzip bombs. Default 64 MiB.
     pub max_decoded_bytes: usize,
+    /// `Some(n)`: a `.warc.gz` of many gzip members (one per record, as
+    /// Common Crawl writes) is inflated on the rayon pool in segments of
+    /// about `n` compressed bytes, while its records are still read in
+    /// order on the calling thread. `None` (the default): inflated on the
+    /// calling thread. The records and their offsets are the same.
+    pub inflate_segments: Option<usize>,
 }
 
 impl Default for IngestOptions {
@@ -57,6 +64,7 @@ impl Default for IngestOptions {
         Self {
             max_page_bytes: 16 << 20,
             max_decoded_bytes: 64 << 20,
+            inflate_segments: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
 use crate::charset::decode_html;
 use crate::feed::parse_feed;
+use crate::gzip_segments::SegmentedGzip;
 use crate::http::{self, DecodeError, PayloadKind};
 use crate::{Event, IngestOptions, WarcStats};
 
@@ -56,8 +57,28 @@ pub fn read_warc_split(
         return crate::arc::read_arc(path, opts, &mut |event| on_item(Item::Event(event)));
     }
     let file = File::open(path)?;
+    if let Some(segment_bytes) = opts.inflate_segments {
+        // On a pool thread, waiting for segments inflated on the same pool
+        // could leave nobody to inflate them.
+        if rayon::current_thread_index().is_none()
+            && file.metadata()?.len() > 2 * segment_bytes as u64
+            && is_gzip(path)?
+        {
+            // More pieces ahead only queue the pool's other work behind them.
+            let window = rayon::current_num_threads();
+            let reader = SegmentedGzip::open(path, segment_bytes, window)?;
+            return Ok(read_stream(reader, &file_name, opts, on_item));
+        }
+    }
     let reader = BufReader::with_capacity(1 << 20, file);
     Ok(read_stream(reader, &file_name, opts, on_item))
+}
+
+/// Whether the file starts with a gzip member header.
+fn is_gzip(path: &Path) -> std::io::Result<bool> {
+    let mut head = [0u8; 3];
+    let n = read_up_to(&mut File::open(path)?, &mut head)?;
+    Ok(n == 3 && head == [0x1f, 0x8b, 8])
 }
 
 /// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`

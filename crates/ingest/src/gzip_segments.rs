@@ -1,0 +1,557 @@
+//! Inflating a multi-member `.warc.gz` on several threads, for a reader
+//! that still reads its records in order.
+//!
+//! Common Crawl writes one gzip member per record, and inflate is about
+//! three quarters of reading such a file on one thread (docs/performance.md,
+//! "Threads"). [`SegmentedGzip`] cuts the compressed file into segments of
+//! about `segment_bytes` at what looks like a member start, inflates them on
+//! the rayon pool, a bounded window ahead, and hands fastwarc their
+//! decompressed bytes in file order, member by member, with each member's
+//! start as the frame position (the record offsets written in outputs).
+//!
+//! The result is the same bytes and offsets as fastwarc's own `GzipReader`
+//! in every case, broken files included. A cut is only a guess: it is
+//! trusted once the segment before it inflated to whole members ending
+//! exactly there. A segment that does not (a cut inside a member, a corrupt
+//! or truncated member, an empty member, which fastwarc takes for the end of
+//! the file) is read by fastwarc's `GzipReader` instead, from the segment's
+//! start, which is a proven member start; that reader goes on until its own
+//! member position lands on a later cut, where the segments take over
+//! again. The first segment is always read by `GzipReader` from offset 0,
+//! because fastwarc gives records of the file's first member the reader's
+//! compressed position, which depends on how that reader buffers.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use fastwarc::stream_io::bufread::LimitedBufReader;
+use fastwarc::stream_io::gzip::GzipReader;
+use fastwarc::stream_io::traits::WarcRead;
+use zlib_rs::{Inflate, InflateFlush, Status};
+
+/// Bytes of a gzip member header that a cut is checked against.
+const HEADER_LEN: usize = 10;
+/// zlib's window bits for a gzip wrapper, as fastwarc's `GzipReader` uses.
+const GZIP_WINDOW_BITS: u8 = 15 + 16;
+/// Past this many segments' worth of bytes without a member start (a file
+/// compressed as one member), the rest of the file is read in order.
+const MAX_SEGMENT_FACTOR: usize = 64;
+
+/// A fastwarc reader over a `.warc.gz` file whose members are inflated in
+/// segments on the rayon pool (module documentation).
+pub(crate) struct SegmentedGzip {
+    path: PathBuf,
+    cuts: Option<Cuts>,
+    /// Segments handed to the pool, and the tail if the cutting stopped,
+    /// in file order.
+    pending: VecDeque<Pending>,
+    window: usize,
+    source: Source,
+    /// Decompressed bytes handed out so far.
+    pos: u64,
+}
+
+/// Where the bytes come from now.
+enum Source {
+    /// fastwarc's own reader, from a proven member start.
+    InOrder(Box<GzipReader<LimitedBufReader>>),
+    /// A segment inflated on the pool: its `member`th member, `at` bytes
+    /// into its data.
+    Segment {
+        segment: Inflated,
+        member: usize,
+        at: usize,
+    },
+    /// The end of the file.
+    End,
+}
+
+/// A piece of the file after a cut.
+struct Pending {
+    start: u64,
+    /// The segment being inflated; `None` for the tail read in order.
+    inflated: Option<Receiver<Inflated>>,
+}
+
+/// A segment's members, inflated.
+struct Inflated {
+    data: Vec<u8>,
+    /// Each member's file offset and where its bytes end in `data`.
+    members: Vec<(u64, usize)>,
+    /// Whether the segment was whole, non-empty members up to its end;
+    /// only then are `data` and `members` used.
+    whole: bool,
+}
+
+impl SegmentedGzip {
+    /// Opens `path` for reading with segments of about `segment_bytes`
+    /// compressed bytes, `window` of them inflating at once.
+    pub(crate) fn open(path: &Path, segment_bytes: usize, window: usize) -> io::Result<Self> {
+        let mut reader = Self {
+            path: path.to_path_buf(),
+            cuts: Some(Cuts::new(File::open(path)?, segment_bytes.max(HEADER_LEN))),
+            pending: VecDeque::new(),
+            window: window.max(1),
+            source: Source::InOrder(Box::new(in_order(path, 0)?)),
+            pos: 0,
+        };
+        // The first segment is read in order (module documentation).
+        if let Some(cuts) = &mut reader.cuts {
+            cuts.skip_first()?;
+        }
+        reader.refill()?;
+        Ok(reader)
+    }
+
+    /// Keeps `window` segments inflating.
+    fn refill(&mut self) -> io::Result<()> {
+        while self.pending.len() < self.window {
+            let Some(cuts) = &mut self.cuts else { break };
+            match cuts.next()? {
+                Some(Piece::Segment { start, bytes }) => {
+                    let (send, inflated) = sync_channel(1);
+                    rayon::spawn(move || {
+                        // The reader may have stopped early and gone.
+                        let _ = send.send(inflate_segment(start, &bytes));
+                    });
+                    self.pending.push_back(Pending {
+                        start,
+                        inflated: Some(inflated),
+                    });
+                }
+                Some(Piece::Tail { start }) => {
+                    self.pending.push_back(Pending {
+                        start,
+                        inflated: None,
+                    });
+                    self.cuts = None;
+                }
+                None => self.cuts = None,
+            }
+        }
+        Ok(())
+    }
+
+    /// Goes on with the next piece, once the segment before it inflated
+    /// whole: its start is a member start.
+    fn take_next(&mut self) -> io::Result<()> {
+        self.source = match self.pending.pop_front() {
+            None => Source::End,
+            Some(next) => {
+                let start = next.start;
+                match next.wait() {
+                    Some(segment) => Source::segment(segment),
+                    None => Source::InOrder(Box::new(in_order(&self.path, start)?)),
+                }
+            }
+        };
+        self.refill()
+    }
+
+    /// Reading in order has begun the member at `member_pos`: drops the
+    /// pieces it went past (their cut was inside a member) and switches to
+    /// the one it reached, if that one inflated whole. Returns whether it
+    /// switched.
+    fn catch_up(&mut self, member_pos: u64) -> io::Result<bool> {
+        while self.pending.front().is_some_and(|p| p.start < member_pos) {
+            self.pending.pop_front();
+        }
+        let reached = self.pending.front().is_some_and(|p| p.start == member_pos);
+        let segment = match reached {
+            true => self.pending.pop_front().and_then(Pending::wait),
+            false => None,
+        };
+        self.refill()?;
+        let switched = segment.is_some();
+        if let Some(segment) = segment {
+            self.source = Source::segment(segment);
+        }
+        Ok(switched)
+    }
+}
+
+impl Source {
+    fn segment(segment: Inflated) -> Self {
+        Source::Segment {
+            segment,
+            member: 0,
+            at: 0,
+        }
+    }
+}
+
+impl Pending {
+    /// The segment, once inflated, if it inflated whole.
+    fn wait(self) -> Option<Inflated> {
+        let segment = self.inflated?.recv().ok()?;
+        segment.whole.then_some(segment)
+    }
+}
+
+/// fastwarc's gzip reader from `offset`, built as its archive iterator
+/// builds it over a `BufReader<File>` (`warc::read_stream`).
+fn in_order(path: &Path, offset: u64) -> io::Result<GzipReader<LimitedBufReader>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let raw = LimitedBufReader::new(BufReader::with_capacity(1 << 20, file), None);
+    Ok(GzipReader::new(raw))
+}
+
+impl BufRead for SegmentedGzip {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        loop {
+            match &mut self.source {
+                Source::Segment {
+                    segment,
+                    member,
+                    at,
+                } => {
+                    if *at < segment.members[*member].1 {
+                        break;
+                    }
+                    if *member + 1 < segment.members.len() {
+                        *member += 1;
+                        continue;
+                    }
+                    self.take_next()?;
+                }
+                Source::InOrder(reader) => {
+                    if reader.fill_buf()?.is_empty() {
+                        // The end, or an empty member, where fastwarc stops
+                        // (asked again, the reader would go on past it).
+                        return Ok(&[]);
+                    }
+                    let member_pos = reader.frame_start_position()?.unwrap_or(0);
+                    if !self.catch_up(member_pos)? {
+                        break;
+                    }
+                }
+                Source::End => break,
+            }
+        }
+        match &mut self.source {
+            Source::Segment {
+                segment,
+                member,
+                at,
+            } => Ok(&segment.data[*at..segment.members[*member].1]),
+            Source::InOrder(reader) => reader.fill_buf(),
+            Source::End => Ok(&[]),
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        match &mut self.source {
+            Source::Segment { at, .. } => *at += amount,
+            Source::InOrder(reader) => reader.consume(amount),
+            Source::End => {}
+        }
+        self.pos += amount as u64;
+    }
+}
+
+impl Read for SegmentedGzip {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.fill_buf()?.read(buf)?;
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl Seek for SegmentedGzip {
+    /// The position in the decompressed stream; like `GzipReader`, only
+    /// forward.
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        let target = match pos {
+            SeekFrom::Start(p) => p,
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d).ok_or_else(|| {
+                io::Error::new(io::ErrorKind::InvalidInput, "seek before the start")
+            })?,
+            SeekFrom::End(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "seeking from the end of a gzip stream",
+                ))
+            }
+        };
+        if target < self.pos {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "seeking backwards in a gzip stream",
+            ));
+        }
+        while self.pos < target {
+            let available = self.fill_buf()?.len();
+            if available == 0 {
+                break;
+            }
+            let step = usize::try_from(target - self.pos).map_or(available, |r| r.min(available));
+            self.consume(step);
+        }
+        Ok(self.pos)
+    }
+}
+
+impl WarcRead for SegmentedGzip {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+
+    fn inner_seek(&mut self, _pos: SeekFrom) -> io::Result<u64> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "seeking in the compressed file of a segmented reader",
+        ))
+    }
+
+    /// fastwarc writes this as a record's offset only when the frame
+    /// position is 0, which segments never have (they start after a cut).
+    fn inner_stream_position(&mut self) -> io::Result<u64> {
+        match &mut self.source {
+            Source::InOrder(reader) => reader.inner_stream_position(),
+            Source::Segment {
+                segment, member, ..
+            } => Ok(segment.members[*member].0),
+            Source::End => Ok(0),
+        }
+    }
+
+    fn frame_start_position(&mut self) -> io::Result<Option<u64>> {
+        match &mut self.source {
+            Source::InOrder(reader) => reader.frame_start_position(),
+            Source::Segment {
+                segment, member, ..
+            } => Ok(Some(segment.members[*member].0)),
+            Source::End => Ok(None),
+        }
+    }
+
+    fn is_stream_decoder(&self) -> bool {
+        true
+    }
+}
+
+/// What [`Cuts`] hands out next.
+enum Piece {
+    Segment {
+        start: u64,
+        bytes: Vec<u8>,
+    },
+    /// From `start` to the end, read in order.
+    Tail {
+        start: u64,
+    },
+}
+
+/// Cuts the compressed file into segments at what looks like a gzip
+/// member start, reading it once, in order.
+struct Cuts {
+    file: File,
+    /// Bytes read and not handed out yet, from file offset `start`.
+    buf: Vec<u8>,
+    start: u64,
+    eof: bool,
+    segment_bytes: usize,
+}
+
+impl Cuts {
+    fn new(file: File, segment_bytes: usize) -> Self {
+        Self {
+            file,
+            buf: Vec::new(),
+            start: 0,
+            eof: false,
+            segment_bytes,
+        }
+    }
+
+    /// Drops the first segment, which is read in order.
+    fn skip_first(&mut self) -> io::Result<()> {
+        self.next().map(drop)
+    }
+
+    fn next(&mut self) -> io::Result<Option<Piece>> {
+        let mut from = self.segment_bytes;
+        loop {
+            if let Some(cut) = member_start_from(&self.buf, from) {
+                let rest = self.buf.split_off(cut);
+                let bytes = std::mem::replace(&mut self.buf, rest);
+                let start = self.start;
+                self.start += cut as u64;
+                return Ok(Some(Piece::Segment { start, bytes }));
+            }
+            if self.eof {
+                if self.buf.is_empty() {
+                    return Ok(None);
+                }
+                let start = self.start;
+                self.start += self.buf.len() as u64;
+                return Ok(Some(Piece::Segment {
+                    start,
+                    bytes: std::mem::take(&mut self.buf),
+                }));
+            }
+            if self.buf.len() >= self.segment_bytes.saturating_mul(MAX_SEGMENT_FACTOR) {
+                self.buf = Vec::new();
+                self.eof = true;
+                return Ok(Some(Piece::Tail { start: self.start }));
+            }
+            // A header may straddle what was read so far.
+            from = from.max(self.buf.len().saturating_sub(HEADER_LEN - 1));
+            let had = self.buf.len();
+            let read = (&mut self.file)
+                .take(self.segment_bytes as u64)
+                .read_to_end(&mut self.buf)?;
+            debug_assert_eq!(had + read, self.buf.len());
+            if read == 0 {
+                self.eof = true;
+            }
+        }
+    }
+}
+
+/// The first offset at or after `from` where `buf` holds what looks like
+/// a gzip member header (RFC 1952: magic, deflate, no reserved flag bits,
+/// a known compression level byte and operating system), with its whole
+/// header in `buf`.
+fn member_start_from(buf: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at + HEADER_LEN <= buf.len() {
+        let found = memchr::memchr(0x1f, buf.get(at..buf.len() + 1 - HEADER_LEN)?)?;
+        let p = at + found;
+        let h = &buf[p..p + HEADER_LEN];
+        if h[1] == 0x8b
+            && h[2] == 8
+            && h[3] & 0xe0 == 0
+            && matches!(h[8], 0 | 2 | 4)
+            && (h[9] <= 13 || h[9] == 255)
+        {
+            return Some(p);
+        }
+        at = p + 1;
+    }
+    None
+}
+
+/// Inflates the members of a segment that starts at file offset `start`.
+fn inflate_segment(start: u64, bytes: &[u8]) -> Inflated {
+    let broken = || Inflated {
+        data: Vec::new(),
+        members: Vec::new(),
+        whole: false,
+    };
+    // HTML WARCs inflate to 4-5 times their size.
+    let mut data = vec![0u8; bytes.len().saturating_mul(5).max(1 << 16)];
+    let mut filled = 0;
+    let mut members = Vec::new();
+    let mut used = 0;
+    while used < bytes.len() {
+        let member_start = used;
+        let out_start = filled;
+        let mut inflate = Inflate::new(true, GZIP_WINDOW_BITS);
+        loop {
+            if filled == data.len() {
+                data.resize(data.len() * 2, 0);
+            }
+            let (total_in, total_out) = (inflate.total_in(), inflate.total_out());
+            let status = match inflate.decompress(
+                &bytes[used..],
+                &mut data[filled..],
+                InflateFlush::NoFlush,
+            ) {
+                Ok(status) => status,
+                Err(_) => return broken(),
+            };
+            let consumed = (inflate.total_in() - total_in) as usize;
+            let produced = (inflate.total_out() - total_out) as usize;
+            used += consumed;
+            filled += produced;
+            if status == Status::StreamEnd {
+                break;
+            }
+            if consumed == 0 && produced == 0 {
+                // Truncated: the member goes on past the cut.
+                return broken();
+            }
+        }
+        if filled == out_start {
+            return broken();
+        }
+        members.push((start + member_start as u64, filled));
+    }
+    data.truncate(filled);
+    Inflated {
+        data,
+        whole: !members.is_empty(),
+        members,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Read through segments, a real file gives fastwarc's in-order bytes,
+    /// and most of them come from segments inflated on the pool.
+    #[test]
+    fn segments_give_the_in_order_bytes() {
+        let path = canopy_test_support::corpus_file("big9/years/2005.warc.gz");
+        let mut expected = Vec::new();
+        in_order(&path, 0)
+            .unwrap()
+            .read_to_end(&mut expected)
+            .unwrap();
+        let mut reader = SegmentedGzip::open(&path, 4096, 2).unwrap();
+        let (mut got, mut from_segments) = (Vec::new(), 0);
+        loop {
+            let buf = reader.fill_buf().unwrap();
+            let n = buf.len();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(buf);
+            if matches!(reader.source, Source::Segment { .. }) {
+                from_segments += n;
+            }
+            reader.consume(n);
+        }
+        assert!(
+            got == expected,
+            "{} bytes, not {}",
+            got.len(),
+            expected.len()
+        );
+        assert!(
+            from_segments > expected.len() * 9 / 10,
+            "{from_segments} of {} bytes from segments",
+            expected.len()
+        );
+    }
+
+    #[test]
+    fn member_starts_are_found_whole_and_checked() {
+        let header = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+        let mut buf = vec![0x1f; 20];
+        buf.extend_from_slice(&header);
+        assert_eq!(member_start_from(&buf, 0), Some(20));
+        assert_eq!(member_start_from(&buf, 21), None);
+        // Cut short, or with a reserved flag bit, or an unknown system.
+        assert_eq!(member_start_from(&buf[..29], 0), None);
+        for (at, value) in [(3, 0x20), (9, 77)] {
+            let mut bad = buf.clone();
+            bad[20 + at] = value;
+            assert_eq!(member_start_from(&bad, 0), None, "byte {at}");
+        }
+    }
+}
