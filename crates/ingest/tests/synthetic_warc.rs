@@ -8,6 +8,7 @@ use canopy_ingest::{read_warc, Event, IngestOptions, WarcStats};
 use canopy_test_support::warc_response as response;
 use flate2::write::GzEncoder;
 use flate2::Compression;
+use tempfile::TempDir;
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = GzEncoder::new(Vec::new(), Compression::default());
@@ -15,12 +16,12 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-/// Writes the records as a `.warc.gz` with one gzip member per record and
-/// returns its path and each member's offset.
-fn write_warc(name: &str, records: &[Vec<u8>]) -> (PathBuf, Vec<u64>) {
-    let dir = std::env::temp_dir().join(format!("canopy-ingest-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// Writes the records as a `.warc.gz` with one gzip member per record, in
+/// a temporary folder removed when the returned guard drops, and returns
+/// the guard, the file's path and each member's offset.
+fn write_warc(name: &str, records: &[Vec<u8>]) -> (TempDir, PathBuf, Vec<u64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
     let mut out = Vec::new();
     let mut offsets = Vec::new();
     for r in records {
@@ -28,7 +29,7 @@ fn write_warc(name: &str, records: &[Vec<u8>]) -> (PathBuf, Vec<u64>) {
         out.extend_from_slice(&gzip(r));
     }
     std::fs::write(&path, out).unwrap();
-    (path, offsets)
+    (dir, path, offsets)
 }
 
 fn read(path: &Path, opts: &IngestOptions) -> (Vec<Event>, WarcStats) {
@@ -73,7 +74,7 @@ fn codings_statuses_feeds_and_offsets() {
         response(8, "http://example.com/redirect", "HTTP/1.1 301 Moved\nLocation: /x\nContent-Type: text/html\n", b""),
         response(9, "http://example.com/bad-feed", "HTTP/1.1 200 OK\nContent-Type: application/rss+xml\n", b"<rss><channel>"),
     ];
-    let (path, offsets) = write_warc("mixed.warc.gz", &records);
+    let (_dir, path, offsets) = write_warc("mixed.warc.gz", &records);
     let (events, stats) = read(&path, &IngestOptions::default());
     assert_eq!(stats.records, 9);
     assert_eq!(stats.responses, 9);
@@ -153,7 +154,7 @@ fn gzip_bomb_is_rejected_at_the_cap() {
             PAGE.as_bytes(),
         ),
     ];
-    let (path, _) = write_warc("bomb.warc.gz", &records);
+    let (_dir, path, _) = write_warc("bomb.warc.gz", &records);
     let opts = IngestOptions {
         max_decoded_bytes: 1 << 20,
         ..IngestOptions::default()
@@ -183,7 +184,7 @@ fn single_gzip_member_for_whole_file_works() {
             PAGE.as_bytes(),
         ),
     ];
-    let (path, _) = write_warc("single-member.warc.gz", &[records.concat()]);
+    let (_dir, path, _) = write_warc("single-member.warc.gz", &[records.concat()]);
     let (events, stats) = read(&path, &IngestOptions::default());
     assert_eq!(stats.html, 2);
     assert_eq!(events.len(), 2);
@@ -191,14 +192,13 @@ fn single_gzip_member_for_whole_file_works() {
 
 #[test]
 fn a_file_without_warc_records_gives_one_reject() {
-    let dir = std::env::temp_dir().join(format!("canopy-ingest-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::tempdir().unwrap();
     for (name, bytes) in [
         ("garbage.warc", b"this is not\na WARC file\n".to_vec()),
         ("empty.warc", Vec::new()),
         ("garbage.warc.gz", gzip(b"<html>nope</html>")),
     ] {
-        let path = dir.join(name);
+        let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         let (events, stats) = read(&path, &IngestOptions::default());
         assert_eq!(stats.records, 0, "{name}");
