@@ -27,8 +27,7 @@ use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_r
 const BATCH_BYTES: usize = 1 << 20;
 
 /// Compressed bytes of a `.warc.gz` inflated as one piece on the pool
-/// when there are two threads or more (about 0.6 MB of records; big9 in
-/// 27 pieces). Two-thread runs, big9 and dragnet: 64 and 128 KiB gave the
+/// (about 0.6 MB of records; big9 in 27 pieces). Two-thread runs, big9 and dragnet: 64 and 128 KiB gave the
 /// same times, 256 KiB and more left the pool's decoding waiting behind
 /// the pieces (docs/performance.md, "Threads").
 const INFLATE_SEGMENT_BYTES: usize = 128 << 10;
@@ -224,7 +223,9 @@ pub fn partition(
         max_decoded_bytes: config.ingest.max_decoded_bytes,
         // One reading thread inflating a whole .warc.gz paced the
         // partition of a two-thread run (docs/performance.md, "Threads").
-        inflate_segments: (rayon::current_num_threads() > 1).then_some(INFLATE_SEGMENT_BYTES),
+        // With one thread too, so that a corrupt member is reported the
+        // same way whatever the thread count (gzip_segments.rs).
+        inflate_segments: Some(INFLATE_SEGMENT_BYTES),
     };
     // The writer thread decodes and encodes each batch on the rayon pool
     // and writes it while this thread reads the next one.

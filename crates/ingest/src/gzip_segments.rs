@@ -9,17 +9,25 @@
 //! decompressed bytes in file order, member by member, with each member's
 //! start as the frame position (the record offsets written in outputs).
 //!
-//! The result is the same bytes and offsets as fastwarc's own `GzipReader`
-//! in every case, broken files included. A cut is only a guess: it is
-//! trusted once the segment before it inflated to whole members ending
-//! exactly there. A segment that does not (a cut inside a member, a corrupt
-//! or truncated member, an empty member, which fastwarc takes for the end of
-//! the file) is read by fastwarc's `GzipReader` instead, from the segment's
-//! start, which is a proven member start; that reader goes on until its own
-//! member position lands on a later cut, where the segments take over
-//! again. The first segment is always read by `GzipReader` from offset 0,
-//! because fastwarc gives records of the file's first member the reader's
-//! compressed position, which depends on how that reader buffers.
+//! A cut is only a guess: it is trusted once the segment before it
+//! inflated to whole members ending exactly there, so that a file of whole
+//! members (every file that is not broken) reads to the bytes and record
+//! offsets of fastwarc's own `GzipReader`. A segment that does not inflate
+//! whole (a cut inside a member; a corrupt, truncated or empty member, which
+//! fastwarc takes for the end of the file; more than `MAX_OUTPUT_FACTOR`
+//! times its size once inflated) is read by a `GzipReader` started at the
+//! segment's start, a proven member start; that reader goes on until its
+//! own member position lands on a later cut, where the segments take over
+//! again. The first segment is always read that way from offset 0, because
+//! fastwarc gives the records of a file's first member the reader's
+//! compressed position, which depends on how that reader buffered.
+//!
+//! Where a member is corrupt, how much of it comes out before the error
+//! depends on how the reader had buffered until then, so a record that the
+//! corruption breaks may be reported otherwise than by one `GzipReader` over
+//! the whole file. It is reported the same way whatever the number of
+//! threads: the cuts depend only on the file and `segment_bytes`, and the
+//! window of segments inflating ahead only changes when they are inflated.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -37,8 +45,12 @@ const HEADER_LEN: usize = 10;
 /// zlib's window bits for a gzip wrapper, as fastwarc's `GzipReader` uses.
 const GZIP_WINDOW_BITS: u8 = 15 + 16;
 /// Past this many segments' worth of bytes without a member start (a file
-/// compressed as one member), the rest of the file is read in order.
+/// compressed as one member, or one member that large), the rest of the
+/// file is read in order.
 const MAX_SEGMENT_FACTOR: usize = 64;
+/// A segment that inflates to more than this many times its size (a gzip
+/// bomb; HTML inflates 4–5 times) is read in order instead, as a stream.
+const MAX_OUTPUT_FACTOR: usize = 32;
 
 /// A fastwarc reader over a `.warc.gz` file whose members are inflated in
 /// segments on the rayon pool (module documentation).
@@ -65,8 +77,9 @@ enum Source {
         member: usize,
         at: usize,
     },
-    /// The end of the file.
-    End,
+    /// The end of the file, after the member that started at this offset
+    /// (fastwarc asks for it after the last line).
+    End(Option<u64>),
 }
 
 /// A piece of the file after a cut.
@@ -138,16 +151,15 @@ impl SegmentedGzip {
     /// Goes on with the next piece, once the segment before it inflated
     /// whole: its start is a member start.
     fn take_next(&mut self) -> io::Result<()> {
-        self.source = match self.pending.pop_front() {
-            None => Source::End,
-            Some(next) => {
-                let start = next.start;
-                match next.wait() {
-                    Some(segment) => Source::segment(segment),
-                    None => Source::InOrder(Box::new(in_order(&self.path, start)?)),
-                }
-            }
-        };
+        let last_member = self.frame_start_position()?;
+        self.source = Source::End(last_member);
+        if let Some(next) = self.pending.pop_front() {
+            let start = next.start;
+            self.source = match next.wait() {
+                Some(segment) => Source::segment(segment),
+                None => Source::InOrder(Box::new(in_order(&self.path, start)?)),
+            };
+        }
         self.refill()
     }
 
@@ -229,7 +241,7 @@ impl BufRead for SegmentedGzip {
                         break;
                     }
                 }
-                Source::End => break,
+                Source::End(_) => break,
             }
         }
         match &mut self.source {
@@ -239,7 +251,7 @@ impl BufRead for SegmentedGzip {
                 at,
             } => Ok(&segment.data[*at..segment.members[*member].1]),
             Source::InOrder(reader) => reader.fill_buf(),
-            Source::End => Ok(&[]),
+            Source::End(_) => Ok(&[]),
         }
     }
 
@@ -247,7 +259,7 @@ impl BufRead for SegmentedGzip {
         match &mut self.source {
             Source::Segment { at, .. } => *at += amount,
             Source::InOrder(reader) => reader.consume(amount),
-            Source::End => {}
+            Source::End(_) => {}
         }
         self.pos += amount as u64;
     }
@@ -323,7 +335,7 @@ impl WarcRead for SegmentedGzip {
             Source::Segment {
                 segment, member, ..
             } => Ok(segment.members[*member].0),
-            Source::End => Ok(0),
+            Source::End(member) => Ok(member.unwrap_or(0)),
         }
     }
 
@@ -333,7 +345,7 @@ impl WarcRead for SegmentedGzip {
             Source::Segment {
                 segment, member, ..
             } => Ok(Some(segment.members[*member].0)),
-            Source::End => Ok(None),
+            Source::End(member) => Ok(*member),
         }
     }
 
@@ -451,8 +463,15 @@ fn inflate_segment(start: u64, bytes: &[u8]) -> Inflated {
         members: Vec::new(),
         whole: false,
     };
+    let cap = bytes.len().saturating_mul(MAX_OUTPUT_FACTOR);
     // HTML WARCs inflate to 4-5 times their size.
-    let mut data = vec![0u8; bytes.len().saturating_mul(5).max(1 << 16)];
+    let mut data = vec![
+        0u8;
+        bytes
+            .len()
+            .saturating_mul(5)
+            .clamp(1 << 16, cap.max(1 << 16))
+    ];
     let mut filled = 0;
     let mut members = Vec::new();
     let mut used = 0;
@@ -462,7 +481,10 @@ fn inflate_segment(start: u64, bytes: &[u8]) -> Inflated {
         let mut inflate = Inflate::new(true, GZIP_WINDOW_BITS);
         loop {
             if filled == data.len() {
-                data.resize(data.len() * 2, 0);
+                if filled >= cap {
+                    return broken();
+                }
+                data.resize((data.len() * 2).min(cap), 0);
             }
             let (total_in, total_out) = (inflate.total_in(), inflate.total_out());
             let status = match inflate.decompress(
@@ -537,6 +559,80 @@ mod tests {
             "{from_segments} of {} bytes from segments",
             expected.len()
         );
+    }
+
+    /// Everything a reader hands out: each buffer's length and frame
+    /// position, the bytes, and the error it ends with.
+    #[derive(PartialEq, Default)]
+    struct Drained {
+        buffers: Vec<(usize, Option<u64>)>,
+        bytes: Vec<u8>,
+        error: Option<String>,
+    }
+
+    fn drain(mut reader: SegmentedGzip) -> Drained {
+        let mut out = Drained::default();
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) => {
+                    out.error = Some(e.to_string());
+                    return out;
+                }
+            };
+            let n = buf.len();
+            if n == 0 {
+                return out;
+            }
+            out.bytes.extend_from_slice(buf);
+            out.buffers
+                .push((n, reader.frame_start_position().unwrap()));
+            reader.consume(n);
+        }
+    }
+
+    /// A member of 400 KB whose checksum is wrong, after 300 KB of whole
+    /// members: read in segments, it comes out the same with one segment
+    /// inflating ahead or eight, as with one thread or several.
+    #[test]
+    fn a_corrupt_member_reads_the_same_whatever_the_window() {
+        use std::io::Write;
+        let original =
+            std::fs::read(canopy_test_support::corpus_file("big9/years/2005.warc.gz")).unwrap();
+        let mut at = 0;
+        while at < 300_000 {
+            let mut member = flate2::bufread::GzDecoder::new(&original[at..]);
+            std::io::copy(&mut member, &mut std::io::sink()).unwrap();
+            at = original.len() - member.into_inner().len();
+        }
+        let body: String = (0..8000)
+            .map(|i| format!("<p class=\"c{}\">paragraph {i} of the page</p>\n", i % 97))
+            .collect();
+        let record = canopy_test_support::warc_response(
+            1,
+            "http://example.com/corrupt",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            body.as_bytes(),
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&record).unwrap();
+        let mut corrupt = gz.finish().unwrap();
+        let crc = corrupt.len() - 8;
+        corrupt[crc] ^= 0xff;
+        let mut file = original[..at].to_vec();
+        file.extend_from_slice(&corrupt);
+        file.extend_from_slice(&original[at..]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("corrupt.warc.gz");
+        std::fs::write(&path, &file).unwrap();
+        for segment in [4 << 10, 128 << 10] {
+            let one = drain(SegmentedGzip::open(&path, segment, 1).unwrap());
+            let eight = drain(SegmentedGzip::open(&path, segment, 8).unwrap());
+            assert!(one.error.is_some(), "the checksum error is reported");
+            let reached = one.buffers.iter().any(|&(_, pos)| pos == Some(at as u64));
+            assert!(reached, "the corrupt member is read");
+            assert!(one == eight, "segments of {segment}: not the same");
+        }
     }
 
     #[test]

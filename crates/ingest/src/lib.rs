@@ -55,7 +55,9 @@ pub struct IngestOptions {
     /// Common Crawl writes) is inflated on the rayon pool in segments of
     /// about `n` compressed bytes, while its records are still read in
     /// order on the calling thread. `None` (the default): inflated on the
-    /// calling thread. The records and their offsets are the same.
+    /// calling thread. The records and their offsets are the same on every
+    /// file of whole members; a corrupt member may break its record
+    /// differently (`gzip_segments.rs`).
     pub inflate_segments: Option<usize>,
 }
 

@@ -1,7 +1,10 @@
 //! A `.warc.gz` inflated in segments on the rayon pool
 //! (`IngestOptions::inflate_segments`) reads to the same events, offsets
 //! and counts as inflated in order: on the real WARCs of the corpora, and
-//! on one of them broken in the ways a crawl's files break.
+//! on one of them broken in the ways a crawl's files break. (A corrupt
+//! member larger than a reader's first buffer may break its record
+//! differently, the same way whatever the thread count: the unit tests of
+//! `gzip_segments.rs`.)
 
 mod common;
 
