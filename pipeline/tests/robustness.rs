@@ -690,6 +690,54 @@ fn gzip_bomb_as_warc_member() {
     );
 }
 
+/// A `.warc.gz` with a corrupt member of 400 KB after 300 KB of whole ones,
+/// read in segments (crates/ingest/src/gzip_segments.rs): the corrupt
+/// record is a reject, the pages before it are kept, and the outputs are
+/// the same with one thread and two.
+#[test]
+fn corrupt_member_gives_the_same_outputs_whatever_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = std::fs::read(corpora().join("big9/years/2005.warc.gz")).unwrap();
+    let mut at = 0;
+    while at < 300_000 {
+        let mut member = flate2::bufread::GzDecoder::new(&original[at..]);
+        std::io::copy(&mut member, &mut std::io::sink()).unwrap();
+        at = original.len() - member.into_inner().len();
+    }
+    let body: String = (0..8000)
+        .map(|i| format!("<p class=\"c{}\">paragraph {i} of the page</p>\n", i % 97))
+        .collect();
+    let mut corrupt = gzip(&response(
+        1,
+        "http://bad.example/crc",
+        HTML_HEAD,
+        body.as_bytes(),
+    ));
+    let crc = corrupt.len() - 8;
+    corrupt[crc] ^= 0xff;
+    let mut bytes = original[..at].to_vec();
+    bytes.extend_from_slice(&corrupt);
+    bytes.extend_from_slice(&original[at..]);
+    let path = tmp.path().join("crc.warc.gz");
+    std::fs::write(&path, bytes).unwrap();
+    let one = run(&[&path], &tmp.path().join("one"), &["--threads", "1"]);
+    let two = run(&[&path], &tmp.path().join("two"), &["--threads", "2"]);
+    check_contract(&one, "crc");
+    assert!(
+        one.rejects()
+            .iter()
+            .any(|r| r["url"] == "http://bad.example/crc"),
+        "the corrupt record is a reject: {:?}",
+        one.rejects()
+    );
+    assert!(one.articles().len() >= 20, "the pages before it are kept");
+    for file in ["articles.jsonl", "rejects.jsonl", "wrappers.jsonl"] {
+        let a = std::fs::read(one.out.join(file)).unwrap();
+        let b = std::fs::read(two.out.join(file)).unwrap();
+        assert!(a == b, "{file} differs between one thread and two");
+    }
+}
+
 /// A file cut in the middle of its last record: the earlier page is kept
 /// and the cut record is a reject.
 #[test]

@@ -1,9 +1,9 @@
 //! Inflating a multi-member `.warc.gz` on several threads, for a reader
 //! that still reads its records in order.
 //!
-//! Common Crawl writes one gzip member per record, and inflate is about
-//! three quarters of reading such a file on one thread (docs/performance.md,
-//! "Threads"). [`SegmentedGzip`] cuts the compressed file into segments of
+//! Common Crawl writes one gzip member per record, and inflate was 61 % of
+//! the reading thread's samples in a two-thread run of big9, the thread that
+//! paced the partition (docs/performance.md, "Threads"). [`SegmentedGzip`] cuts the compressed file into segments of
 //! about `segment_bytes` at what looks like a member start, inflates them on
 //! the rayon pool, a bounded window ahead, and hands fastwarc their
 //! decompressed bytes in file order, member by member, with each member's
@@ -15,10 +15,10 @@
 //! offsets of fastwarc's own `GzipReader`. A segment that does not inflate
 //! whole (a cut inside a member; a corrupt, truncated or empty member, which
 //! fastwarc takes for the end of the file; more than `MAX_OUTPUT_FACTOR`
-//! times its size once inflated) is read by a `GzipReader` started at the
-//! segment's start, a proven member start; that reader goes on until its
-//! own member position lands on a later cut, where the segments take over
-//! again. The first segment is always read that way from offset 0, because
+//! times its size once inflated), or is too large to inflate at once
+//! (`MAX_PIECE_FACTOR`), is read by a `GzipReader` started at the segment's
+//! start, a proven member start; that reader goes on until a member it
+//! begins starts at a later cut, where the segments take over again. The first segment is always read that way from offset 0, because
 //! fastwarc gives the records of a file's first member the reader's
 //! compressed position, which depends on how that reader buffered.
 //!
@@ -48,9 +48,13 @@ const GZIP_WINDOW_BITS: u8 = 15 + 16;
 /// compressed as one member, or one member that large), the rest of the
 /// file is read in order.
 const MAX_SEGMENT_FACTOR: usize = 64;
+/// A segment longer than this many times `segment_bytes` (a large member)
+/// is read in order, as a stream, so that the segments inflating at once
+/// hold little.
+const MAX_PIECE_FACTOR: usize = 4;
 /// A segment that inflates to more than this many times its size (a gzip
 /// bomb; HTML inflates 4–5 times) is read in order instead, as a stream.
-const MAX_OUTPUT_FACTOR: usize = 32;
+const MAX_OUTPUT_FACTOR: usize = 16;
 
 /// A fastwarc reader over a `.warc.gz` file whose members are inflated in
 /// segments on the rayon pool (module documentation).
@@ -62,6 +66,9 @@ pub(crate) struct SegmentedGzip {
     pending: VecDeque<Pending>,
     window: usize,
     source: Source,
+    /// The member that reading in order was last seen in: a segment may
+    /// take over only at a member's first bytes.
+    in_order_member: Option<u64>,
     /// Decompressed bytes handed out so far.
     pos: u64,
 }
@@ -85,7 +92,8 @@ enum Source {
 /// A piece of the file after a cut.
 struct Pending {
     start: u64,
-    /// The segment being inflated; `None` for the tail read in order.
+    /// The segment being inflated; `None` for a piece read in order (the
+    /// tail, or a piece too large).
     inflated: Option<Receiver<Inflated>>,
 }
 
@@ -109,6 +117,7 @@ impl SegmentedGzip {
             pending: VecDeque::new(),
             window: window.max(1),
             source: Source::InOrder(Box::new(in_order(path, 0)?)),
+            in_order_member: None,
             pos: 0,
         };
         // The first segment is read in order (module documentation).
@@ -123,7 +132,16 @@ impl SegmentedGzip {
     fn refill(&mut self) -> io::Result<()> {
         while self.pending.len() < self.window {
             let Some(cuts) = &mut self.cuts else { break };
+            let segment_bytes = cuts.segment_bytes;
             match cuts.next()? {
+                Some(Piece::Segment { start, bytes })
+                    if bytes.len() > segment_bytes.saturating_mul(MAX_PIECE_FACTOR) =>
+                {
+                    self.pending.push_back(Pending {
+                        start,
+                        inflated: None,
+                    });
+                }
                 Some(Piece::Segment { start, bytes }) => {
                     let (send, inflated) = sync_channel(1);
                     rayon::spawn(move || {
@@ -157,21 +175,34 @@ impl SegmentedGzip {
             let start = next.start;
             self.source = match next.wait() {
                 Some(segment) => Source::segment(segment),
-                None => Source::InOrder(Box::new(in_order(&self.path, start)?)),
+                None => {
+                    self.in_order_member = None;
+                    Source::InOrder(Box::new(in_order(&self.path, start)?))
+                }
             };
         }
         self.refill()
     }
 
-    /// Reading in order has begun the member at `member_pos`: drops the
-    /// pieces it went past (their cut was inside a member) and switches to
-    /// the one it reached, if that one inflated whole. Returns whether it
-    /// switched.
+    /// Reading in order is in the member at `member_pos`: drops the pieces
+    /// it went past (their cut was inside a member), cutting further ahead
+    /// when it went past them all, and if the member has just begun and a
+    /// piece starts there that inflated whole, switches to it. Returns
+    /// whether it switched.
     fn catch_up(&mut self, member_pos: u64) -> io::Result<bool> {
-        while self.pending.front().is_some_and(|p| p.start < member_pos) {
-            self.pending.pop_front();
+        // Past a member's first bytes, some of them have been handed out.
+        let begun = self.in_order_member != Some(member_pos);
+        self.in_order_member = Some(member_pos);
+        loop {
+            while self.pending.front().is_some_and(|p| p.start < member_pos) {
+                self.pending.pop_front();
+            }
+            if !self.pending.is_empty() || self.cuts.is_none() {
+                break;
+            }
+            self.refill()?;
         }
-        let reached = self.pending.front().is_some_and(|p| p.start == member_pos);
+        let reached = begun && self.pending.front().is_some_and(|p| p.start == member_pos);
         let segment = match reached {
             true => self.pending.pop_front().and_then(Pending::wait),
             false => None,
@@ -534,7 +565,7 @@ mod tests {
             .unwrap()
             .read_to_end(&mut expected)
             .unwrap();
-        let mut reader = SegmentedGzip::open(&path, 4096, 2).unwrap();
+        let mut reader = SegmentedGzip::open(&path, 16 << 10, 2).unwrap();
         let (mut got, mut from_segments) = (Vec::new(), 0);
         loop {
             let buf = reader.fill_buf().unwrap();
@@ -561,16 +592,17 @@ mod tests {
         );
     }
 
-    /// Everything a reader hands out: each buffer's length and frame
-    /// position, the bytes, and the error it ends with.
-    #[derive(PartialEq, Default)]
+    /// Everything a reader hands out, taken 1000 bytes at a time as fastwarc
+    /// takes lines: the bytes, the offsets in them where the frame position
+    /// changes and to what, and the error it ends with.
+    #[derive(PartialEq, Debug, Default)]
     struct Drained {
-        buffers: Vec<(usize, Option<u64>)>,
         bytes: Vec<u8>,
+        frames: Vec<(usize, Option<u64>)>,
         error: Option<String>,
     }
 
-    fn drain(mut reader: SegmentedGzip) -> Drained {
+    fn drain(mut reader: impl BufRead + WarcRead) -> Drained {
         let mut out = Drained::default();
         loop {
             let buf = match reader.fill_buf() {
@@ -580,14 +612,83 @@ mod tests {
                     return out;
                 }
             };
-            let n = buf.len();
+            let n = buf.len().min(1000);
             if n == 0 {
                 return out;
             }
-            out.bytes.extend_from_slice(buf);
-            out.buffers
-                .push((n, reader.frame_start_position().unwrap()));
+            let at = out.bytes.len();
+            out.bytes.extend_from_slice(&buf[..n]);
+            let frame = reader.frame_start_position().unwrap();
+            if out.frames.last().map(|&(_, f)| f) != Some(frame) {
+                out.frames.push((at, frame));
+            }
             reader.consume(n);
+        }
+    }
+
+    /// big9's 2005 file with `member` inserted at the first member start
+    /// past 300 KB, written in `dir`; and that offset.
+    fn with_member(dir: &Path, member: &[u8]) -> (PathBuf, usize) {
+        let original =
+            std::fs::read(canopy_test_support::corpus_file("big9/years/2005.warc.gz")).unwrap();
+        let mut at = 0;
+        while at < 300_000 {
+            let mut m = flate2::bufread::GzDecoder::new(&original[at..]);
+            std::io::copy(&mut m, &mut std::io::sink()).unwrap();
+            at = original.len() - m.into_inner().len();
+        }
+        let mut file = original[..at].to_vec();
+        file.extend_from_slice(member);
+        file.extend_from_slice(&original[at..]);
+        let path = dir.join("with-member.warc.gz");
+        std::fs::write(&path, &file).unwrap();
+        (path, at)
+    }
+
+    fn gzip_record(body: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let record = canopy_test_support::warc_response(
+            1,
+            "http://example.com/inserted",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            body,
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&record).unwrap();
+        gz.finish().unwrap()
+    }
+
+    /// A whole member that holds 600 KB of a `.warc.gz` (deflate stores it
+    /// as it is, member headers and all) then 300 KB of noise: the cuts
+    /// inside it are passed by, and the segments take over at the member
+    /// after it, never inside it; the same bytes and frames as reading in
+    /// order, whatever the window.
+    #[test]
+    fn a_member_full_of_member_headers_reads_as_in_order() {
+        let mut body =
+            std::fs::read(canopy_test_support::corpus_file("big9/years/2009.warc.gz")).unwrap();
+        body.truncate(600_000);
+        let mut x: u32 = 2_463_534_242;
+        body.extend((0..300_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        }));
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = with_member(dir.path(), &gzip_record(&body));
+        let expected = drain(in_order(&path, 0).unwrap());
+        assert!(expected.error.is_none());
+        for segment in [4 << 10, 128 << 10] {
+            for window in [1, 2, 8] {
+                let got = drain(SegmentedGzip::open(&path, segment, window).unwrap());
+                assert!(
+                    got == expected,
+                    "segments of {segment}, window {window}: {} bytes, not {}",
+                    got.bytes.len(),
+                    expected.bytes.len()
+                );
+            }
         }
     }
 
@@ -596,42 +697,23 @@ mod tests {
     /// inflating ahead or eight, as with one thread or several.
     #[test]
     fn a_corrupt_member_reads_the_same_whatever_the_window() {
-        use std::io::Write;
-        let original =
-            std::fs::read(canopy_test_support::corpus_file("big9/years/2005.warc.gz")).unwrap();
-        let mut at = 0;
-        while at < 300_000 {
-            let mut member = flate2::bufread::GzDecoder::new(&original[at..]);
-            std::io::copy(&mut member, &mut std::io::sink()).unwrap();
-            at = original.len() - member.into_inner().len();
-        }
         let body: String = (0..8000)
             .map(|i| format!("<p class=\"c{}\">paragraph {i} of the page</p>\n", i % 97))
             .collect();
-        let record = canopy_test_support::warc_response(
-            1,
-            "http://example.com/corrupt",
-            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
-            body.as_bytes(),
-        );
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(&record).unwrap();
-        let mut corrupt = gz.finish().unwrap();
+        let mut corrupt = gzip_record(body.as_bytes());
         let crc = corrupt.len() - 8;
         corrupt[crc] ^= 0xff;
-        let mut file = original[..at].to_vec();
-        file.extend_from_slice(&corrupt);
-        file.extend_from_slice(&original[at..]);
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("corrupt.warc.gz");
-        std::fs::write(&path, &file).unwrap();
+        let (path, at) = with_member(dir.path(), &corrupt);
         for segment in [4 << 10, 128 << 10] {
             let one = drain(SegmentedGzip::open(&path, segment, 1).unwrap());
-            let eight = drain(SegmentedGzip::open(&path, segment, 8).unwrap());
             assert!(one.error.is_some(), "the checksum error is reported");
-            let reached = one.buffers.iter().any(|&(_, pos)| pos == Some(at as u64));
+            let reached = one.frames.iter().any(|&(_, f)| f == Some(at as u64));
             assert!(reached, "the corrupt member is read");
-            assert!(one == eight, "segments of {segment}: not the same");
+            for window in [2, 8] {
+                let other = drain(SegmentedGzip::open(&path, segment, window).unwrap());
+                assert!(one == other, "segments of {segment}, window {window}");
+            }
         }
     }
 

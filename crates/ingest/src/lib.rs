@@ -54,8 +54,10 @@ pub struct IngestOptions {
     /// `Some(n)`: a `.warc.gz` of many gzip members (one per record, as
     /// Common Crawl writes) is inflated on the rayon pool in segments of
     /// about `n` compressed bytes, while its records are still read in
-    /// order on the calling thread. `None` (the default): inflated on the
-    /// calling thread. The records and their offsets are the same on every
+    /// order on the calling thread; not on a rayon worker thread (it would
+    /// wait for its own pool), nor for a file of `2 n` bytes or less or
+    /// one that does not start with a gzip header. `None` (the default):
+    /// inflated on the calling thread. The records and their offsets are the same on every
     /// file of whole members; a corrupt member may break its record
     /// differently (`gzip_segments.rs`).
     pub inflate_segments: Option<usize>,

@@ -97,7 +97,7 @@ fn real_warcs_read_the_same_in_segments() {
 }
 
 /// One of big9's files, broken: cut, corrupted, with garbage, an empty
-/// member, a member whose stored bytes look like member headers, as one
+/// member, members whose stored bytes look like member headers, as one
 /// member, and with bytes after the last member.
 #[test]
 fn broken_warcs_read_the_same_in_segments() {
@@ -131,6 +131,26 @@ fn broken_warcs_read_the_same_in_segments() {
         ),
         Compression::none(),
     );
+    // A page holding 600 KB of another `.warc.gz` then noise: deflate
+    // stores it as it is, real member headers and all.
+    let mut stored = std::fs::read(corpus_file("big9/years/2009.warc.gz")).unwrap();
+    stored.truncate(600_000);
+    let mut x: u32 = 2_463_534_242;
+    stored.extend((0..300_000).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x as u8
+    }));
+    let holding = gzip(
+        &warc_response(
+            8,
+            "http://example.com/holding",
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            &stored,
+        ),
+        Compression::default(),
+    );
     let mut whole = Vec::new();
     flate2::read::MultiGzDecoder::new(&original[..])
         .read_to_end(&mut whole)
@@ -156,6 +176,7 @@ fn broken_warcs_read_the_same_in_segments() {
             "a member of lookalike headers",
             insert(two_thirds, &lookalike),
         ),
+        ("a member holding a .warc.gz", insert(third, &holding)),
         ("one member", gzip(&whole, Compression::default())),
         ("bytes after the last member", {
             let mut v = original.clone();
