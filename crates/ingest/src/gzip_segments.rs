@@ -631,12 +631,8 @@ mod tests {
     fn with_member(dir: &Path, member: &[u8]) -> (PathBuf, usize) {
         let original =
             std::fs::read(canopy_test_support::corpus_file("big9/years/2005.warc.gz")).unwrap();
-        let mut at = 0;
-        while at < 300_000 {
-            let mut m = flate2::bufread::GzDecoder::new(&original[at..]);
-            std::io::copy(&mut m, &mut std::io::sink()).unwrap();
-            at = original.len() - m.into_inner().len();
-        }
+        let ends = canopy_test_support::gzip_member_ends(&original);
+        let at = *ends.iter().find(|&&end| end >= 300_000).unwrap();
         let mut file = original[..at].to_vec();
         file.extend_from_slice(member);
         file.extend_from_slice(&original[at..]);
@@ -668,13 +664,7 @@ mod tests {
         let mut body =
             std::fs::read(canopy_test_support::corpus_file("big9/years/2009.warc.gz")).unwrap();
         body.truncate(600_000);
-        let mut x: u32 = 2_463_534_242;
-        body.extend((0..300_000).map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        }));
+        body.extend(canopy_test_support::noise(300_000));
         let dir = tempfile::tempdir().unwrap();
         let (path, _) = with_member(dir.path(), &gzip_record(&body));
         let expected = drain(in_order(&path, 0).unwrap());

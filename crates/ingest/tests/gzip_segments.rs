@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use canopy_ingest::{read_warc, Event, IngestOptions};
-use canopy_test_support::warc_response;
+use canopy_test_support::{gzip_member_ends, noise, warc_response};
 use common::corpus_file;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -52,19 +52,6 @@ fn gzip(data: &[u8], level: Compression) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-/// Where each gzip member of `gz` ends.
-fn member_ends(gz: &[u8]) -> Vec<usize> {
-    let mut ends = Vec::new();
-    let mut rest = gz;
-    while !rest.is_empty() {
-        let mut member = flate2::bufread::GzDecoder::new(rest);
-        std::io::copy(&mut member, &mut std::io::sink()).expect("whole members");
-        rest = member.into_inner();
-        ends.push(gz.len() - rest.len());
-    }
-    ends
-}
-
 #[test]
 fn real_warcs_read_the_same_in_segments() {
     let mut files = vec![
@@ -102,7 +89,7 @@ fn real_warcs_read_the_same_in_segments() {
 #[test]
 fn broken_warcs_read_the_same_in_segments() {
     let original = std::fs::read(corpus_file("big9/years/2005.warc.gz")).unwrap();
-    let ends = member_ends(&original);
+    let ends = gzip_member_ends(&original);
     assert!(ends.len() > 20);
     // A member boundary about a third and two thirds in.
     let third = ends[ends.len() / 3];
@@ -135,13 +122,7 @@ fn broken_warcs_read_the_same_in_segments() {
     // stores it as it is, real member headers and all.
     let mut stored = std::fs::read(corpus_file("big9/years/2009.warc.gz")).unwrap();
     stored.truncate(600_000);
-    let mut x: u32 = 2_463_534_242;
-    stored.extend((0..300_000).map(|_| {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x as u8
-    }));
+    stored.extend(noise(300_000));
     let holding = gzip(
         &warc_response(
             8,

@@ -1,6 +1,6 @@
 //! Helpers for the workspace's tests (a dev-dependency only): where the
-//! shared corpora are, their manifests, JSON-lines outputs, and running the
-//! `canopy` binary. Tests read the corpora from `../shared/corpora`, never
+//! shared corpora are, their manifests, JSON-lines outputs, running the
+//! `canopy` binary, and gzip members and noise for broken WARC files. Tests read the corpora from `../shared/corpora`, never
 //! from a copy in the repository.
 
 use std::collections::HashMap;
@@ -101,4 +101,32 @@ pub fn run_finished<S: AsRef<OsStr>>(bin: &Path, args: &[S]) -> Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+/// `len` bytes of deterministic noise (xorshift32): data that deflate
+/// cannot compress, and so stores as it is.
+pub fn noise(len: usize) -> Vec<u8> {
+    let mut x: u32 = 2_463_534_242;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
+/// Where each gzip member of `gz` ends. Panics unless `gz` is whole
+/// members.
+pub fn gzip_member_ends(gz: &[u8]) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut rest = gz;
+    while !rest.is_empty() {
+        let mut member = flate2::bufread::GzDecoder::new(rest);
+        std::io::copy(&mut member, &mut std::io::sink()).expect("whole gzip members");
+        rest = member.into_inner();
+        ends.push(gz.len() - rest.len());
+    }
+    ends
 }
