@@ -27,9 +27,10 @@ use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_r
 const BATCH_BYTES: usize = 1 << 20;
 
 /// Compressed bytes of a `.warc.gz` inflated as one piece on the pool
-/// (about 0.6 MB of records; big9 in 27 pieces). Two-thread runs, big9 and dragnet: 64 and 128 KiB gave the
-/// same times, 256 KiB and more left the pool's decoding waiting behind
-/// the pieces (docs/performance.md, "Threads").
+/// (about 0.6 MB of records; big9 in 27 pieces). Two-thread runs of big9
+/// and dragnet: 64 and 128 KiB gave the same times; on big9, 256 KiB left
+/// the pool's decoding waiting behind the pieces (docs/performance.md,
+/// "Threads").
 const INFLATE_SEGMENT_BYTES: usize = 128 << 10;
 
 #[derive(clap::Args)]

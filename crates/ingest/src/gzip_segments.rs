@@ -66,9 +66,6 @@ pub(crate) struct SegmentedGzip {
     pending: VecDeque<Pending>,
     window: usize,
     source: Source,
-    /// The member that reading in order was last seen in: a segment may
-    /// take over only at a member's first bytes.
-    in_order_member: Option<u64>,
     /// Decompressed bytes handed out so far.
     pos: u64,
 }
@@ -117,7 +114,6 @@ impl SegmentedGzip {
             pending: VecDeque::new(),
             window: window.max(1),
             source: Source::InOrder(Box::new(in_order(path, 0)?)),
-            in_order_member: None,
             pos: 0,
         };
         // The first segment is read in order (module documentation).
@@ -132,36 +128,27 @@ impl SegmentedGzip {
     fn refill(&mut self) -> io::Result<()> {
         while self.pending.len() < self.window {
             let Some(cuts) = &mut self.cuts else { break };
-            let segment_bytes = cuts.segment_bytes;
-            match cuts.next()? {
-                Some(Piece::Segment { start, bytes })
-                    if bytes.len() > segment_bytes.saturating_mul(MAX_PIECE_FACTOR) =>
-                {
-                    self.pending.push_back(Pending {
-                        start,
-                        inflated: None,
-                    });
-                }
-                Some(Piece::Segment { start, bytes }) => {
+            let largest = cuts.segment_bytes.saturating_mul(MAX_PIECE_FACTOR);
+            let (start, inflated) = match cuts.next()? {
+                Some(Piece::Segment { start, bytes }) if bytes.len() <= largest => {
                     let (send, inflated) = sync_channel(1);
                     rayon::spawn(move || {
                         // The reader may have stopped early and gone.
                         let _ = send.send(inflate_segment(start, &bytes));
                     });
-                    self.pending.push_back(Pending {
-                        start,
-                        inflated: Some(inflated),
-                    });
+                    (start, Some(inflated))
                 }
+                Some(Piece::Segment { start, .. }) => (start, None),
                 Some(Piece::Tail { start }) => {
-                    self.pending.push_back(Pending {
-                        start,
-                        inflated: None,
-                    });
                     self.cuts = None;
+                    (start, None)
                 }
-                None => self.cuts = None,
-            }
+                None => {
+                    self.cuts = None;
+                    break;
+                }
+            };
+            self.pending.push_back(Pending { start, inflated });
         }
         Ok(())
     }
@@ -175,10 +162,7 @@ impl SegmentedGzip {
             let start = next.start;
             self.source = match next.wait() {
                 Some(segment) => Source::segment(segment),
-                None => {
-                    self.in_order_member = None;
-                    Source::InOrder(Box::new(in_order(&self.path, start)?))
-                }
+                None => Source::InOrder(Box::new(in_order(&self.path, start)?)),
             };
         }
         self.refill()
@@ -186,13 +170,14 @@ impl SegmentedGzip {
 
     /// Reading in order is in the member at `member_pos`: drops the pieces
     /// it went past (their cut was inside a member), cutting further ahead
-    /// when it went past them all, and if the member has just begun and a
-    /// piece starts there that inflated whole, switches to it. Returns
-    /// whether it switched.
+    /// when it went past them all, and if a piece starts at the member and
+    /// inflated whole, switches to it. Returns whether it switched.
+    ///
+    /// A piece starting at the member is found, and taken or dropped, at
+    /// the member's first bytes: the first call for the member cuts as far
+    /// as it. Later calls in the member, with some of its bytes handed out,
+    /// find only pieces past it.
     fn catch_up(&mut self, member_pos: u64) -> io::Result<bool> {
-        // Past a member's first bytes, some of them have been handed out.
-        let begun = self.in_order_member != Some(member_pos);
-        self.in_order_member = Some(member_pos);
         loop {
             while self.pending.front().is_some_and(|p| p.start < member_pos) {
                 self.pending.pop_front();
@@ -202,7 +187,7 @@ impl SegmentedGzip {
             }
             self.refill()?;
         }
-        let reached = begun && self.pending.front().is_some_and(|p| p.start == member_pos);
+        let reached = self.pending.front().is_some_and(|p| p.start == member_pos);
         let segment = match reached {
             true => self.pending.pop_front().and_then(Pending::wait),
             false => None,

@@ -57,9 +57,9 @@ pub struct IngestOptions {
     /// order on the calling thread; not on a rayon worker thread (it would
     /// wait for its own pool), nor for a file of `2 n` bytes or less or
     /// one that does not start with a gzip header. `None` (the default):
-    /// inflated on the calling thread. The records and their offsets are the same on every
-    /// file of whole members; a corrupt member may break its record
-    /// differently (`gzip_segments.rs`).
+    /// inflated on the calling thread. The records and their offsets are
+    /// the same on every file of whole members; a corrupt member may break
+    /// its record differently (`gzip_segments.rs`).
     pub inflate_segments: Option<usize>,
 }
 

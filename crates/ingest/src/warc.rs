@@ -1,7 +1,7 @@
 //! Streaming WARC reader built on fastwarc.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use canopy_types::{PageRecord, Reject, SourceRef};
@@ -53,16 +53,19 @@ pub fn read_warc_split(
     on_item: &mut dyn FnMut(Item),
 ) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
-    if is_arc(path)? {
+    let mut file = File::open(path)?;
+    let mut head = [0u8; 64];
+    let n = read_up_to(&mut file, &mut head)?;
+    let head = head.get(..n).unwrap_or_default();
+    if is_arc(path, head)? {
         return crate::arc::read_arc(path, opts, &mut |event| on_item(Item::Event(event)));
     }
-    let file = File::open(path)?;
     if let Some(segment_bytes) = opts.inflate_segments {
         // On a pool thread, waiting for segments inflated on the same pool
         // could leave nobody to inflate them.
         if rayon::current_thread_index().is_none()
             && file.metadata()?.len() > 2 * segment_bytes as u64
-            && is_gzip(path)?
+            && head.starts_with(&[0x1f, 0x8b, 8])
         {
             // More pieces ahead only queue the pool's other work behind them.
             let window = rayon::current_num_threads();
@@ -70,15 +73,9 @@ pub fn read_warc_split(
             return Ok(read_stream(reader, &file_name, opts, on_item));
         }
     }
+    file.seek(SeekFrom::Start(0))?;
     let reader = BufReader::with_capacity(1 << 20, file);
     Ok(read_stream(reader, &file_name, opts, on_item))
-}
-
-/// Whether the file starts with a gzip member header.
-fn is_gzip(path: &Path) -> std::io::Result<bool> {
-    let mut head = [0u8; 3];
-    let n = read_up_to(&mut File::open(path)?, &mut head)?;
-    Ok(n == 3 && head == [0x1f, 0x8b, 8])
 }
 
 /// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
@@ -185,12 +182,9 @@ fn read_stream(
     stats
 }
 
-/// Whether the file is an ARC file (plain or gzipped): it starts with `filedesc://`.
-fn is_arc(path: &Path) -> std::io::Result<bool> {
-    let mut file = File::open(path)?;
-    let mut head = [0u8; 64];
-    let n = read_up_to(&mut file, &mut head)?;
-    let head = head.get(..n).unwrap_or_default();
+/// Whether the file at `path`, which starts with `head`, is an ARC file
+/// (plain or gzipped): it starts with `filedesc://`.
+fn is_arc(path: &Path, head: &[u8]) -> std::io::Result<bool> {
     if head.starts_with(b"filedesc://") {
         return Ok(true);
     }
