@@ -47,6 +47,24 @@ pub(crate) struct BuildNode {
     pub template_contents: u32,
 }
 
+impl BuildNode {
+    /// A node attached nowhere yet, with no children.
+    fn detached(name: QualName, data: BuildData) -> Self {
+        BuildNode {
+            name,
+            data,
+            parent: NONE,
+            first_child: NONE,
+            last_child: NONE,
+            prev: NONE,
+            next: NONE,
+            depth: 0,
+            vdepth: 0,
+            template_contents: NONE,
+        }
+    }
+}
+
 pub(crate) struct Sink {
     pub nodes: RefCell<Vec<BuildNode>>,
     /// Nesting cap: a node that would sit deeper is attached to the
@@ -76,20 +94,8 @@ fn empty_name() -> QualName {
 
 impl Sink {
     pub fn new(max_depth: u32, deadline: Deadline) -> Self {
-        let document = BuildNode {
-            name: empty_name(),
-            data: BuildData::Document,
-            parent: NONE,
-            first_child: NONE,
-            last_child: NONE,
-            prev: NONE,
-            next: NONE,
-            depth: 0,
-            vdepth: 0,
-            template_contents: NONE,
-        };
         Sink {
-            nodes: RefCell::new(vec![document]),
+            nodes: RefCell::new(vec![BuildNode::detached(empty_name(), BuildData::Document)]),
             max_depth,
             flattened: Cell::new(false),
             deep_work: Cell::new(0),
@@ -107,18 +113,7 @@ impl Sink {
         if check && !self.expired.get() && self.deadline.expired() {
             self.expired.set(true);
         }
-        nodes.push(BuildNode {
-            name,
-            data,
-            parent: NONE,
-            first_child: NONE,
-            last_child: NONE,
-            prev: NONE,
-            next: NONE,
-            depth: 0,
-            vdepth: 0,
-            template_contents: NONE,
-        });
+        nodes.push(BuildNode::detached(name, data));
         id
     }
 
