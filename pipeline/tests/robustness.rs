@@ -698,22 +698,8 @@ fn gzip_bomb_as_warc_member() {
 fn corrupt_member_gives_the_same_outputs_whatever_the_thread_count() {
     let tmp = tempfile::tempdir().unwrap();
     let original = std::fs::read(corpora().join("big9/years/2005.warc.gz")).unwrap();
-    let ends = canopy_test_support::gzip_member_ends(&original);
-    let at = *ends.iter().find(|&&end| end >= 300_000).unwrap();
-    let body: String = (0..8000)
-        .map(|i| format!("<p class=\"c{}\">paragraph {i} of the page</p>\n", i % 97))
-        .collect();
-    let mut corrupt = gzip(&response(
-        1,
-        "http://bad.example/crc",
-        HTML_HEAD,
-        body.as_bytes(),
-    ));
-    let crc = corrupt.len() - 8;
-    corrupt[crc] ^= 0xff;
-    let mut bytes = original[..at].to_vec();
-    bytes.extend_from_slice(&corrupt);
-    bytes.extend_from_slice(&original[at..]);
+    let corrupt = canopy_test_support::corrupt_gzip_member("http://bad.example/crc");
+    let (bytes, _) = canopy_test_support::insert_member(&original, 300_000, &corrupt);
     let path = tmp.path().join("crc.warc.gz");
     std::fs::write(&path, bytes).unwrap();
     let one = run(&[&path], &tmp.path().join("one"), &["--threads", "1"]);

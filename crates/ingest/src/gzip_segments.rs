@@ -3,9 +3,10 @@
 //!
 //! Common Crawl writes one gzip member per record, and inflate was 61 % of
 //! the reading thread's samples in a two-thread run of big9, the thread that
-//! paced the partition (docs/performance.md, "Threads"). [`SegmentedGzip`] cuts the compressed file into segments of
-//! about `segment_bytes` at what looks like a member start, inflates them on
-//! the rayon pool, a bounded window ahead, and hands fastwarc their
+//! paced the partition (docs/performance.md, "Threads"). [`SegmentedGzip`]
+//! cuts the compressed file into segments of about `segment_bytes` at what
+//! looks like a member start, inflates them on the rayon pool, a bounded
+//! window ahead, and hands fastwarc their
 //! decompressed bytes in file order, member by member, with each member's
 //! start as the frame position (the record offsets written in outputs).
 //!
@@ -18,9 +19,10 @@
 //! times its size once inflated), or is too large to inflate at once
 //! (`MAX_PIECE_FACTOR`), is read by a `GzipReader` started at the segment's
 //! start, a proven member start; that reader goes on until a member it
-//! begins starts at a later cut, where the segments take over again. The first segment is always read that way from offset 0, because
-//! fastwarc gives the records of a file's first member the reader's
-//! compressed position, which depends on how that reader buffered.
+//! begins starts at a later cut, where the segments take over again. The
+//! first segment is always read that way from offset 0, because fastwarc
+//! gives the records of a file's first member the reader's compressed
+//! position, which depends on how that reader buffered.
 //!
 //! Where a member is corrupt, how much of it comes out before the error
 //! depends on how the reader had buffered until then, so a record that the
@@ -614,11 +616,7 @@ mod tests {
     fn with_member(dir: &Path, member: &[u8]) -> (PathBuf, usize) {
         let original =
             std::fs::read(canopy_test_support::corpus_file("big9/years/2005.warc.gz")).unwrap();
-        let ends = canopy_test_support::gzip_member_ends(&original);
-        let at = *ends.iter().find(|&&end| end >= 300_000).unwrap();
-        let mut file = original[..at].to_vec();
-        file.extend_from_slice(member);
-        file.extend_from_slice(&original[at..]);
+        let (file, at) = canopy_test_support::insert_member(&original, 300_000, member);
         let path = dir.join("with-member.warc.gz");
         std::fs::write(&path, &file).unwrap();
         (path, at)
@@ -670,12 +668,7 @@ mod tests {
     /// inflating ahead or eight, as with one thread or several.
     #[test]
     fn a_corrupt_member_reads_the_same_whatever_the_window() {
-        let body: String = (0..8000)
-            .map(|i| format!("<p class=\"c{}\">paragraph {i} of the page</p>\n", i % 97))
-            .collect();
-        let mut corrupt = gzip_record(body.as_bytes());
-        let crc = corrupt.len() - 8;
-        corrupt[crc] ^= 0xff;
+        let corrupt = canopy_test_support::corrupt_gzip_member("http://example.com/crc");
         let dir = tempfile::tempdir().unwrap();
         let (path, at) = with_member(dir.path(), &corrupt);
         for segment in [4 << 10, 128 << 10] {

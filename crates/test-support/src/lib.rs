@@ -1,7 +1,8 @@
 //! Helpers for the workspace's tests (a dev-dependency only): where the
 //! shared corpora are, their manifests, JSON-lines outputs, running the
-//! `canopy` binary, and gzip members and noise for broken WARC files. Tests read the corpora from `../shared/corpora`, never
-//! from a copy in the repository.
+//! `canopy` binary, and gzip members and noise for broken WARC files.
+//! Tests read the corpora from `../shared/corpora`, never from a copy in
+//! the repository.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -129,4 +130,39 @@ pub fn gzip_member_ends(gz: &[u8]) -> Vec<usize> {
         ends.push(gz.len() - rest.len());
     }
     ends
+}
+
+/// `gz` (whole gzip members) with `member` inserted at the first member end
+/// at or after `min_offset`; and that offset.
+pub fn insert_member(gz: &[u8], min_offset: usize, member: &[u8]) -> (Vec<u8>, usize) {
+    let at = *gzip_member_ends(gz)
+        .iter()
+        .find(|&&end| end >= min_offset)
+        .expect("a member end that far in");
+    let mut out = gz[..at].to_vec();
+    out.extend_from_slice(member);
+    out.extend_from_slice(&gz[at..]);
+    (out, at)
+}
+
+/// A gzip member holding one HTML response for `uri`, 366 KB of body once
+/// inflated (32 KB compressed), whose CRC is wrong: it inflates to its end,
+/// then fails its check.
+pub fn corrupt_gzip_member(uri: &str) -> Vec<u8> {
+    use std::io::Write;
+    let body: String = (0..8000)
+        .map(|i| format!("<p class=\"c{}\">paragraph {i} of the page</p>\n", i % 97))
+        .collect();
+    let record = warc_response(
+        1,
+        uri,
+        "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n",
+        body.as_bytes(),
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&record).expect("writing to memory");
+    let mut member = gz.finish().expect("writing to memory");
+    let crc = member.len() - 8;
+    member[crc] ^= 0xff;
+    member
 }
