@@ -90,6 +90,31 @@ pub struct ExtractConfig {
     pub forms: bool,
     pub attributions: bool,
     pub offsite_lists: bool,
+    /// Word counts of the page-level extractor's prior: "" for the shipped
+    /// `configs/prior.tsv`, "none" for no prior, else a file of that form.
+    pub prior: String,
+    /// Single pages are extracted with the prior plus what the bucket's
+    /// wrappers teach.
+    pub crawl_prior: bool,
+}
+
+/// The prior shipped with Canopy, learned from the dev corpora's wrappers
+/// by `scripts/learn-prior.sh`.
+pub const DEFAULT_PRIOR_TSV: &str = include_str!("../../configs/prior.tsv");
+
+impl ExtractConfig {
+    /// The counts `prior` names.
+    pub fn prior_counts(&self) -> anyhow::Result<canopy_extract::PriorCounts> {
+        let text = match self.prior.as_str() {
+            "" => DEFAULT_PRIOR_TSV.to_string(),
+            "none" => String::new(),
+            path => std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read extract.prior {path}"))?,
+        };
+        canopy_extract::PriorCounts::from_tsv(&text)
+            .map_err(|e| anyhow::anyhow!("extract.prior: {e}"))
+    }
+
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

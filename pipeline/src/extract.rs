@@ -11,9 +11,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use canopy_buckets::{BucketMarker, BucketReader, Entry, Item, LayoutError};
+use canopy_buckets::{
+    article_key, merge_csv, merge_jsonl, wrapper_key, BucketMarker, BucketReader, Entry, Item,
+    LayoutError,
+};
+use canopy_extract::PriorCounts;
 use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
-use canopy_types::{Article, FeedItem, PageRecord, WrapperRecord};
+use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 use indicatif::ProgressBar;
 
 use crate::backlog::Backlog;
@@ -190,6 +194,13 @@ fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Resul
 /// `BTreeMap`), each site's outputs sorted; every output is sorted by site
 /// first, so the bucket's files come out as if they had been sorted whole,
 /// without holding them: memory follows the sites in progress.
+///
+/// The sites of two pages or more go first: their wrappers teach the
+/// page-level extractor's prior what the bucket's article blocks are
+/// called ([`SiteEvidence`]), and the single pages go second, with the
+/// shipped prior plus what the bucket taught (`extract.crawl_prior`). Each
+/// pass writes its own sorted files, merged into the bucket's at the end.
+/// The bucket's counts are written as `prior.tsv`.
 pub fn extract_bucket(
     work: &Path,
     bucket: u32,
@@ -232,9 +243,113 @@ pub fn extract_bucket(
         sites: sites.len() as u64,
         ..BucketMarker::default()
     };
-
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let ctx = || format!("cannot write into {}", dir.display());
+
+    let pages_of = |entries: &[Entry]| entries.iter().filter(|e| !e.feed).count();
+    let (several, single): (Vec<_>, Vec<_>) = sites
+        .into_iter()
+        .partition(|(_, entries)| pages_of(entries) >= 2);
+    let mut prior = PriorCounts::default();
+    let pass = |sites: &[(String, Vec<Entry>)],
+                carried: Vec<WrapperRecord>,
+                settings: &SiteSettings,
+                out: &Path,
+                durability: Durability,
+                marker: &mut BucketMarker,
+                rejects: &mut Vec<Reject>,
+                prior: &mut PriorCounts| {
+        extract_sites(
+            &reader,
+            sites,
+            carried,
+            settings,
+            Pass {
+                dir: out,
+                durability,
+                progress,
+                marker,
+                rejects,
+                prior,
+            },
+        )
+        .with_context(|| format!("cannot write into {}", out.display()))
+    };
+    if single.is_empty() || several.is_empty() || !settings.crawl_prior {
+        let mut sites = several;
+        sites.extend(single);
+        sites.sort_by(|a, b| a.0.cmp(&b.0));
+        let (m, r, p) = (&mut marker, &mut rejects, &mut prior);
+        pass(&sites, carried, settings, dir, durability, m, r, p)?;
+    } else {
+        // Two passes into two folders, merged into the bucket's files.
+        let parts = [dir.join(".pass-1"), dir.join(".pass-2")];
+        let (m, r, p) = (&mut marker, &mut rejects, &mut prior);
+        pass(&several, carried, settings, &parts[0], Durability::Unsynced, m, r, p)?;
+        let mut taught = settings.clone();
+        taught.prior = Arc::new(settings.prior_with(&prior));
+        let mut unused = PriorCounts::default();
+        let (m, r) = (&mut marker, &mut rejects);
+        pass(&single, Vec::new(), &taught, &parts[1], Durability::Unsynced, m, r, &mut unused)?;
+        let files = |name: &str| -> Vec<PathBuf> { parts.iter().map(|d| d.join(name)).collect() };
+        let merged = (|| -> std::io::Result<()> {
+            write_atomic_as(dir, "articles.jsonl", durability, |w| {
+                merge_jsonl(&files("articles.jsonl"), article_key, w).map(drop)
+            })?;
+            write_atomic_as(dir, "wrappers.jsonl", durability, |w| {
+                merge_jsonl(&files("wrappers.jsonl"), wrapper_key, w).map(drop)
+            })?;
+            write_atomic_as(dir, "summary.csv", durability, |w| {
+                merge_csv(&files("summary.csv"), 2, w).map(drop)
+            })?;
+            for part in &parts {
+                std::fs::remove_dir_all(part)?;
+            }
+            Ok(())
+        })();
+        merged.with_context(ctx)?;
+    }
+    crate::run::sort_rejects(&mut rejects);
+    write_jsonl_as(dir, "rejects.jsonl", &rejects, durability).with_context(ctx)?;
+    write_atomic_as(dir, "prior.tsv", durability, |w| {
+        w.write_all(prior.to_tsv().as_bytes())
+    })
+    .with_context(ctx)?;
+    marker.rejects = rejects.len() as u64;
+    canopy_buckets::write_bucket_marker(dir, &marker, durability).with_context(ctx)?;
+    Ok((marker, false))
+}
+
+/// Where one pass over some of a bucket's sites writes, and what it adds
+/// up.
+struct Pass<'a> {
+    dir: &'a Path,
+    durability: Durability,
+    progress: &'a ProgressBar,
+    marker: &'a mut BucketMarker,
+    rejects: &'a mut Vec<Reject>,
+    /// What the sites' wrappers teach the prior.
+    prior: &'a mut PriorCounts,
+}
+
+/// Extracts `sites` (sorted) into `articles.jsonl`, `wrappers.jsonl` (with
+/// the `carried` wrappers, sorted) and `summary.csv` in `pass.dir`.
+fn extract_sites(
+    reader: &BucketReader,
+    sites: &[(String, Vec<Entry>)],
+    carried: Vec<WrapperRecord>,
+    settings: &SiteSettings,
+    pass: Pass<'_>,
+) -> std::io::Result<()> {
+    let Pass {
+        dir,
+        durability,
+        progress,
+        marker,
+        rejects,
+        prior,
+    } = pass;
+    std::fs::create_dir_all(dir)?;
     write_atomic_as(dir, "articles.jsonl", durability, |articles| {
         write_atomic_as(dir, "wrappers.jsonl", durability, |wrappers| {
             write_atomic_as(dir, "summary.csv", durability, |summary| {
@@ -244,14 +359,14 @@ pub fn extract_bucket(
                 let work = |(site, entries): &(String, Vec<Entry>), backlog: &Backlog| {
                     let pages = entries.iter().filter(|e| !e.feed).count();
                     let out = if settings.holds(pages) {
-                        let (pages, feeds) = site_input(load(&reader, entries, backlog)?);
+                        let (pages, feeds) = site_input(load(reader, entries, backlog)?);
                         process_site(site, SiteInput::Records(pages), &feeds, settings, backlog)?
                     } else {
                         let (feed_entries, page_entries): (Vec<Entry>, Vec<Entry>) =
                             entries.iter().partition(|e| e.feed);
-                        let (_, feeds) = site_input(load(&reader, &feed_entries, backlog)?);
+                        let (_, feeds) = site_input(load(reader, &feed_entries, backlog)?);
                         let input = SiteInput::Bucket {
-                            reader: &reader,
+                            reader,
                             entries: page_entries,
                             spill_dir: dir,
                         };
@@ -296,9 +411,10 @@ pub fn extract_bucket(
                     }
                     marker.clusters += out.summary.len() as u64;
                     rejects.extend(out.rejects);
+                    prior.add(&out.evidence.counts());
                     Ok(())
                 };
-                for_each_ordered(&sites, budget, records, work, write_site)?;
+                for_each_ordered(sites, budget, records, work, write_site)?;
                 for c in carried {
                     write_line(wrappers, &c)?;
                     marker.wrappers += 1;
@@ -307,12 +423,6 @@ pub fn extract_bucket(
             })
         })
     })
-    .with_context(ctx)?;
-    crate::run::sort_rejects(&mut rejects);
-    write_jsonl_as(dir, "rejects.jsonl", &rejects, durability).with_context(ctx)?;
-    marker.rejects = rejects.len() as u64;
-    canopy_buckets::write_bucket_marker(dir, &marker, durability).with_context(ctx)?;
-    Ok((marker, false))
 }
 
 /// The site stage's settings, with the saved wrappers of `wrappers` (read

@@ -104,15 +104,29 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
     });
     articles.with_context(ctx)?;
     others.with_context(ctx)?;
+    // What the wrappers taught the page-level prior, summed over buckets.
+    let mut prior = canopy_extract::PriorCounts::default();
+    for path in files("prior.tsv") {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let counts = canopy_extract::PriorCounts::from_tsv(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        prior.add(&counts);
+    }
+    write_atomic(out, "prior.tsv", |w| w.write_all(prior.to_tsv().as_bytes())).with_context(ctx)?;
     Ok(stats)
 }
 
 /// The files [`merge`] writes into the output folder.
-pub const OUTPUTS: [&str; 4] = [
+pub const OUTPUTS: [&str; 5] = [
     "articles.jsonl",
     "wrappers.jsonl",
     "summary.csv",
     "rejects.jsonl",
+    "prior.tsv",
 ];
 
 /// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`]

@@ -34,6 +34,8 @@ pub enum PageMethod {
     Sigfeed,
     /// The feed item's title and description (forest.md §4).
     Description,
+    /// Canopy's page-level extractor (`canopy_extract::page`).
+    Page,
 }
 
 impl PageMethod {
@@ -45,6 +47,7 @@ impl PageMethod {
             PageMethod::BlockExtractor => "blockextractor",
             PageMethod::Sigfeed => "sigfeed",
             PageMethod::Description => "description",
+            PageMethod::Page => "page",
         }
     }
 }
@@ -57,6 +60,7 @@ impl Method {
         "coverage",
         "sigfeed",
         "description",
+        "page",
         "wlr",
         "cnr",
         "wnr",
@@ -101,6 +105,7 @@ impl FromStr for Method {
             "blockextractor" => Method::Page(PageMethod::BlockExtractor),
             "sigfeed" => Method::Page(PageMethod::Sigfeed),
             "description" => Method::Page(PageMethod::Description),
+            "page" => Method::Page(PageMethod::Page),
             other => match other.parse::<WlrVariant>() {
                 Ok(v) => Method::Page(PageMethod::Wlr(v)),
                 Err(_) => {

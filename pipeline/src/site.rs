@@ -19,7 +19,10 @@ use canopy_cluster::{
     evenly_spaced, group_count, group_site_templates, Signature, SignatureSource,
 };
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
-use canopy_extract::{clean_text, CleanOptions, Kept, Residue, TextCounts};
+use canopy_extract::{
+    clean_selection, clean_text, CleanOptions, Kept, PageContext, Prior, PriorCounts, Residue,
+    SiteEvidence, TextCounts,
+};
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
@@ -46,9 +49,18 @@ pub struct SiteOutput {
     pub summary: Vec<SummaryRow>,
     /// Pages stopped by their time budget (stage `budget`).
     pub rejects: Vec<Reject>,
+    /// What the site's wrappers show about the names of article blocks
+    /// (the page-level extractor's prior, learned from the crawl).
+    pub evidence: SiteEvidence,
 }
 
+/// Pages of a cluster whose wrapper selection teaches the prior: the first
+/// few the wrapper serves. The words of one site's template repeat from
+/// page to page, so a few pages show them all, at a few milliseconds each.
+const PRIOR_PAGES: usize = 4;
+
 /// The settings a site run needs, resolved once.
+#[derive(Clone)]
 pub struct SiteSettings {
     pub method: Method,
     /// Page-level methods whose selections, joined, serve the pages no
@@ -75,6 +87,14 @@ pub struct SiteSettings {
     /// `run.page_budget_ms`; `None` when 0.
     pub page_budget: Option<Duration>,
     pub render: Render,
+    /// What names say about blocks, for the page-level extractor: the
+    /// shipped prior (`configs/prior.tsv`) plus, for a bucket's single
+    /// pages, what its wrappers taught.
+    pub prior: Arc<Prior>,
+    /// The counts `prior` was made from.
+    pub prior_counts: Arc<PriorCounts>,
+    /// `extract.crawl_prior`: single pages use what the bucket's wrappers teach.
+    pub crawl_prior: bool,
 }
 
 /// The renderings of an article written besides its text (`--format`).
@@ -93,6 +113,7 @@ impl SiteSettings {
             .map(|m| m.trim().parse::<PageMethod>())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("extract.fallback: {e}"))?;
+        let prior_counts = config.extract.prior_counts()?;
         let (signifiers, measure) = match method {
             Method::ForestFeeds => (SignifierSource::Feeds, canopy_forest::Measure::Forest),
             Method::Coverage => (config.signifiers.source, canopy_forest::Measure::Coverage),
@@ -151,7 +172,17 @@ impl SiteSettings {
                 html: config.run.formats.contains(&Format::Html),
                 markdown: config.run.formats.contains(&Format::Markdown),
             },
+            prior: Arc::new(Prior::from_counts(&prior_counts)),
+            prior_counts: Arc::new(prior_counts),
+            crawl_prior: config.extract.crawl_prior,
         })
+    }
+
+    /// The prior of these settings' counts plus `taught`.
+    pub fn prior_with(&self, taught: &PriorCounts) -> Prior {
+        let mut counts = (*self.prior_counts).clone();
+        counts.add(taught);
+        Prior::from_counts(&counts)
     }
 
     /// Whether a site of `pages` pages is held parsed whole.
@@ -283,8 +314,15 @@ fn page_level_site(
             &[method],
             &[],
             siblings,
-            Role::Alone,
+            // Canopy's own page-level method cleans its selection as the
+            // fallback does; the papers' methods run as the papers define them.
+            if method == PageMethod::Page {
+                Role::Fallback(&settings.clean)
+            } else {
+                Role::Alone
+            },
             settings.render,
+            &settings.prior,
         );
         if deadline.expired() {
             Err(Box::new(
@@ -357,6 +395,7 @@ fn clustered_site(
         out.wrappers.extend(part.wrappers);
         out.summary.extend(part.summary);
         out.rejects.extend(part.rejects);
+        out.evidence.merge(part.evidence);
         claimed.extend(reused);
     }
     // The site's other saved wrappers go on unchanged (docs/wrappers.md).
@@ -567,8 +606,12 @@ fn process_cluster(
     let mut served = 0;
     let mut fallbacks = 0;
     let mut chars = Vec::new();
-    let mut take = |(text, article): (Option<usize>, PageArticle)| {
+    let mut evidence = SiteEvidence::default();
+    let mut take = |(text, article, seen): (Option<usize>, PageArticle, Option<SiteEvidence>)| {
         chars.extend(text);
+        if let Some(seen) = seen {
+            evidence.merge(seen);
+        }
         match article {
             Ok((article, by_wrapper)) => {
                 if by_wrapper {
@@ -594,6 +637,7 @@ fn process_cluster(
         )?,
     }
     out.articles = articles.finish()?;
+    out.evidence = evidence;
     let record = match (chosen.reused, wrapper) {
         (Some(reused), _) => Some(reused),
         (None, Some(w)) => {
@@ -639,7 +683,8 @@ type PageArticle = Result<(Article, bool), Box<Reject>>;
 
 /// A page's article by the cluster's wrapper, or by the fallback where
 /// the wrapper selects nothing; with the length of the wrapper's text, for
-/// the wrapper's quality.
+/// the wrapper's quality, and, on the cluster's first [`PRIOR_PAGES`]
+/// pages, what the wrapper's selection shows about names.
 // The cluster's context (pages, titles, residue) plus the page's.
 #[allow(clippy::too_many_arguments)]
 fn extract_page(
@@ -650,9 +695,17 @@ fn extract_page(
     page: &Page<'_>,
     residue: &Residue,
     settings: &SiteSettings,
-) -> (Option<usize>, PageArticle) {
+) -> (Option<usize>, PageArticle, Option<SiteEvidence>) {
     let (site, cluster) = (c.site, c.cluster);
     let chars = text_chars(&text);
+    let teaches = !text.is_empty()
+        && c.members[..PRIOR_PAGES.min(c.members.len())].contains(&page.index);
+    let evidence = teaches.then(|| {
+        let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean);
+        let mut seen = SiteEvidence::default();
+        seen.add_page(&page.doc, &nodes, &|n| kept.keeps(n));
+        seen
+    });
     // Checked before the article is built and after the fallback, from
     // here (the wrapper's selection, made before, is not counted): the
     // extraction methods themselves are not interrupted.
@@ -677,6 +730,7 @@ fn extract_page(
                 c.siblings,
                 Role::Fallback(&settings.clean),
                 settings.render,
+                &settings.prior,
             );
             over_budget()?;
             return Ok((article, false));
@@ -698,14 +752,14 @@ fn extract_page(
         add_renderings(
             &mut article,
             page,
-            &nodes,
+            (&nodes, &[]),
             residue,
             &settings.clean,
             settings.render,
         );
         Ok((article, true))
     });
-    (chars, article)
+    (chars, article, evidence)
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
@@ -836,6 +890,7 @@ fn page_level_article(
     siblings: &[&Page<'_>],
     role: Role<'_>,
     render: Render,
+    prior: &Prior,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
     let options = match role {
@@ -845,13 +900,28 @@ fn page_level_article(
             ..clean.clone()
         },
     };
-    let (text, nodes) = match methods {
+    let (text, nodes, pruned) = match methods {
         [PageMethod::Description] => (
             page.feed
                 .map(|item| format!("{}\n{}", item.title, item.description))
                 .unwrap_or_default(),
             Vec::new(),
+            Vec::new(),
         ),
+        [PageMethod::Page] => {
+            let doc = &page.doc;
+            let raw = raw_title(doc);
+            let heading = canopy_metadata::page_heading(doc, &[&raw, &doc.title(), &title]);
+            let selection = canopy_extract::page(doc, &PageContext { heading, prior });
+            let text = clean_selection(
+                doc,
+                &selection.roots,
+                &selection.pruned,
+                &Residue::default(),
+                &options,
+            );
+            (text, selection.roots, selection.pruned)
+        }
         _ => {
             // The union of the methods' selections, outermost nodes only;
             // as the fallback (several methods), anchored at the article's
@@ -865,7 +935,7 @@ fn page_level_article(
                 nodes = anchored_with_prose(page, &title, methods.len() > 1, nodes);
             }
             let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
-            (text, nodes)
+            (text, nodes, Vec::new())
         }
     };
     let mut article = Article {
@@ -888,7 +958,7 @@ fn page_level_article(
     add_renderings(
         &mut article,
         page,
-        &nodes,
+        (&nodes, &pruned),
         &Residue::default(),
         &options,
         render,
@@ -1004,7 +1074,7 @@ fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId], title_
 fn add_renderings(
     article: &mut Article,
     page: &Page<'_>,
-    nodes: &[NodeId],
+    (nodes, pruned): (&[NodeId], &[NodeId]),
     residue: &Residue,
     clean: &CleanOptions,
     render: Render,
@@ -1013,7 +1083,7 @@ fn add_renderings(
         return;
     }
     let doc = &page.doc;
-    let kept = Kept::new(doc, nodes, residue, clean);
+    let kept = Kept::new(doc, nodes, residue, clean).with_pruned(pruned);
     let base = base_url(doc, &page.record.url);
     let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
     article.html = render.html.then(|| tree.html());
@@ -1050,6 +1120,8 @@ fn page_level_nodes(page: &Page<'_>, method: PageMethod, siblings: &[&Page<'_>])
             canopy_extract::sigfeed(doc, &keywords)
         }
         PageMethod::Description => Vec::new(),
+        // Selected with its title and prior in `page_level_article`.
+        PageMethod::Page => Vec::new(),
     }
 }
 

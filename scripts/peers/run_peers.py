@@ -7,7 +7,8 @@ Usage (after `bash scripts/peers/setup.sh`):
         --corpus ../shared/corpora/big9 --out /tmp/peers/big9 [--tools trafilatura,justext]
 
 Reads CORPUS/manifest.tsv (columns id, ..., html, gold, ...) and runs every selected tool
-over every page's raw HTML bytes (CORPUS/<html column>). Writes
+over every page's raw HTML bytes (CORPUS/<html column>; a manifest without an `html` column,
+such as trafbench's, has its pages at CORPUS/html/<id>.html). Writes
 
     OUT/<tool>/<id>.txt      extracted text, UTF-8 (an empty file when the tool failed or
                              returned nothing; failures are counted in timing.json)
@@ -188,7 +189,8 @@ def run_tool(tool, corpus, rows, out, timeout):
     empty = 0
     for row in rows:
         page_id = row["id"]
-        with open(os.path.join(corpus, row["html"]), "rb") as f:
+        html_path = row["html"] if "html" in row else os.path.join("html", page_id + ".html")
+        with open(os.path.join(corpus, html_path), "rb") as f:
             data = f.read()
         text = ""
         signal.alarm(timeout)

@@ -166,6 +166,54 @@ pub struct Document {
     pub truncated: bool,
 }
 
+/// Build handles of the elements the drop list names (`drop`) that are
+/// dropped: those holding less than half of the page's text. A name is a
+/// guess from a word ("menu", "footer", "promo"); an element that holds
+/// most of the page is its layout, whatever it is called (a
+/// `region-body-and-footer` column, a menu script's wrapper of the whole
+/// page, a CMS's `node-promoted` article), and dropping it would empty the
+/// page.
+fn role_drops(
+    build: &[sink::BuildNode],
+    drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
+) -> std::collections::HashSet<u32> {
+    let named: Vec<u32> = (0..build.len() as u32)
+        .filter(|&h| match &build[h as usize].data {
+            BuildData::Element { attrs } => drop(attrs),
+            _ => false,
+        })
+        .collect();
+    if named.is_empty() {
+        return std::collections::HashSet::new();
+    }
+    let page = text_bytes(build, 0);
+    named
+        .into_iter()
+        .filter(|&h| 2 * text_bytes(build, h) < page)
+        .collect()
+}
+
+/// Bytes of rendered text in the build subtree at `handle`: text outside
+/// the elements that are never rendered ([`is_dropped_tag`]).
+fn text_bytes(build: &[sink::BuildNode], handle: u32) -> usize {
+    let mut bytes = 0;
+    let mut stack = vec![handle];
+    while let Some(h) = stack.pop() {
+        let node = &build[h as usize];
+        match &node.data {
+            BuildData::Text(t) => bytes += t.trim().len(),
+            BuildData::Element { .. } if is_dropped_tag(&node.name.local) => continue,
+            _ => {}
+        }
+        let mut child = node.first_child;
+        while child != NONE {
+            stack.push(child);
+            child = build[child as usize].next;
+        }
+    }
+    bytes
+}
+
 /// Build handles that open a flat comment section: old blog layouts put
 /// reader comments in the article's own container, after an empty fragment
 /// anchor (`<h2><a id="comments"></a>Comments</h2>`, `<a name="comments">`)
@@ -384,6 +432,7 @@ impl Document {
     ) -> Document {
         let build = sink.nodes.into_inner();
         let comment_sections = comment_section_starts(&build, section_anchors);
+        let role_drops = role_drops(&build, drop);
         let mut doc = Document::default();
         // The root element: the document's first element child (`html`).
         let mut root = build[0].first_child;
@@ -430,7 +479,7 @@ impl Document {
                             if !structural
                                 && (is_dropped_tag(&tag)
                                     || is_hidden(attrs)
-                                    || drop(attrs)
+                                    || role_drops.contains(&handle)
                                     || comment_sections.contains(&handle))
                             {
                                 if tag == local_name!("script") && is_json_ld(attrs) {

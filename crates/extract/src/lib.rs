@@ -30,6 +30,7 @@
 
 mod blockextractor;
 mod density;
+mod page;
 mod r4;
 mod residue;
 mod sigfeed;
@@ -43,9 +44,10 @@ pub use blockextractor::{
     ble_ie_blocks, blockextractor, blockextractor_with, Block, BlockExtractorOptions,
     DEFAULT_THRESHOLD,
 };
+pub use page::{name_words, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence};
 pub use density::{density, density_text, density_with, Tags as DensityTags};
 pub use r4::{r4, r4_without_post_process};
-pub use residue::{clean_text, CleanOptions, Kept, Residue};
+pub use residue::{clean_selection, clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;
 pub use text_counts::TextCounts;
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};

@@ -338,12 +338,15 @@ pub struct Kept<'a> {
     notice: Vec<bool>,
     /// The selection the kept nodes are read from.
     roots: Vec<NodeId>,
-    /// Whether the media text of each root is dropped: it holds less than
-    /// half of the root's text.
-    drop_media_text: Vec<bool>,
+    /// Whether media text is dropped: it holds less than half of the
+    /// selection's text.
+    drop_media_text: bool,
     /// The page's own host ([`page_host`]), found when an attribution is
     /// first looked at.
     host: OnceCell<Option<String>>,
+    /// Elements left out whatever the rules say, sorted: what the
+    /// page-level extractor prunes from its selection ([`crate::PageSelection`]).
+    pruned: Vec<NodeId>,
 }
 
 impl<'a> Kept<'a> {
@@ -382,22 +385,23 @@ impl<'a> Kept<'a> {
                 first < doc.node(n).end && residue_chars[first] > 0
             })
             .collect();
-        let drop_media_text = roots
-            .iter()
-            .map(|&root| {
-                let mut media_chars = 0;
-                let mut n = root;
-                while n < doc.node(root).end {
-                    if is_media_text(doc, n, &options.media_text) {
-                        media_chars += counts.chars(n);
-                        n = doc.node(n).end;
-                    } else {
-                        n += 1;
-                    }
+        // Over the whole selection, as the option says: an article spread
+        // over several roots keeps its captions only when they are half of
+        // all of its text, not of the one root they stand in.
+        let (mut media_chars, mut all_chars) = (0u32, 0u32);
+        for &root in roots {
+            all_chars += counts.chars(root);
+            let mut n = root;
+            while n < doc.node(root).end {
+                if is_media_text(doc, n, &options.media_text) {
+                    media_chars += counts.chars(n);
+                    n = doc.node(n).end;
+                } else {
+                    n += 1;
                 }
-                2 * media_chars < counts.chars(root)
-            })
-            .collect();
+            }
+        }
+        let drop_media_text = 2 * media_chars < all_chars;
         let notice = (0..doc.len())
             .map(|n| {
                 options.notices
@@ -417,7 +421,15 @@ impl<'a> Kept<'a> {
             roots: roots.to_vec(),
             drop_media_text,
             host: OnceCell::new(),
+            pruned: Vec::new(),
         }
+    }
+
+    /// The same rule, with `pruned` left out too.
+    pub fn with_pruned(mut self, pruned: &[NodeId]) -> Kept<'a> {
+        self.pruned = pruned.to_vec();
+        self.pruned.sort_unstable();
+        self
     }
 
     /// Whether link-dense block `n` is a list of other sites' pages
@@ -571,6 +583,9 @@ impl<'a> Kept<'a> {
     /// node under a dropped one is dropped with it).
     pub fn keeps(&self, n: NodeId) -> bool {
         let doc = self.doc;
+        if self.pruned.binary_search(&n).is_ok() {
+            return false;
+        }
         match doc.text(n) {
             // A recurring text is template only when it is its block's
             // whole text. A recurring name linked inside a sentence
@@ -581,7 +596,7 @@ impl<'a> Kept<'a> {
             }
             Some(_) => true,
             None if is_media_text(doc, n, &self.options.media_text) => {
-                !self.root_of(n).is_some_and(|i| self.drop_media_text[i])
+                !self.drop_media_text
             }
             None if self.notice[n] && !self.roots.contains(&n) => false,
             None if self.options.forms && doc.tag(n) == "form" => self
@@ -634,7 +649,18 @@ pub fn clean_text(
     residue: &Residue,
     options: &CleanOptions,
 ) -> String {
-    let kept = Kept::new(doc, roots, residue, options);
+    clean_selection(doc, roots, &[], residue, options)
+}
+
+/// [`clean_text`] with the elements of `pruned` left out too.
+pub fn clean_selection(
+    doc: &Document,
+    roots: &[NodeId],
+    pruned: &[NodeId],
+    residue: &Residue,
+    options: &CleanOptions,
+) -> String {
+    let kept = Kept::new(doc, roots, residue, options).with_pruned(pruned);
     let mut text = String::new();
     for &root in roots {
         let t = doc.inner_text_where(root, &|n| kept.keeps(n));

@@ -51,7 +51,7 @@ impl TextCounts {
 /// Characters of `t` that are not white space (`char::is_whitespace`).
 /// Nearly all text nodes are ASCII, where that is a byte count the compiler
 /// vectorises: the ASCII white space is `\t`..=`\r` and the space.
-fn non_white_chars(t: &str) -> u32 {
+pub(crate) fn non_white_chars(t: &str) -> u32 {
     let count = if t.is_ascii() {
         t.bytes()
             .filter(|b| !matches!(b, b'\t'..=b'\r' | b' '))

@@ -1,0 +1,150 @@
+//! Blocks that are not the article by their role: what the page's markup
+//! says an element is for (HTML's sectioning elements, ARIA roles, names).
+
+use canopy_dom::{Document, NodeId};
+
+use super::names::Prior;
+use crate::TextCounts;
+
+/// Whether the markup says `n` is navigation, a complementary box, the
+/// page's footer or a dialog: HTML's `nav`, `aside`, `footer`, `dialog`
+/// and `menu`; the ARIA roles of the same (`navigation`, `complementary`,
+/// `contentinfo`, `dialog`, `alertdialog`, `search`); a modal
+/// (`aria-modal`). These are the standards' own words for the parts of a
+/// page that are not its main content, in every language.
+pub(crate) fn is_page_furniture(doc: &Document, n: NodeId) -> bool {
+    if matches!(doc.tag(n), "nav" | "aside" | "footer" | "dialog" | "menu") {
+        return true;
+    }
+    if doc
+        .attr(n, "aria-modal")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        return true;
+    }
+    doc.attr(n, "role").is_some_and(|role| {
+        role.split_ascii_whitespace().any(|r| {
+            matches!(
+                r.to_ascii_lowercase().as_str(),
+                "navigation" | "complementary" | "contentinfo" | "dialog" | "alertdialog" | "search"
+            )
+        })
+    })
+}
+
+/// Whether the markup says `n` is the page's main content or an article:
+/// `<article>`, `<main>`, `role=main|article`, schema.org's
+/// `itemprop=articleBody|text`.
+pub(crate) fn is_content_element(doc: &Document, n: NodeId) -> bool {
+    if matches!(doc.tag(n), "article" | "main") {
+        return true;
+    }
+    let has = |attr: &str, values: &[&str]| {
+        doc.attr(n, attr).is_some_and(|v| {
+            v.split_ascii_whitespace()
+                .any(|t| values.iter().any(|want| t.eq_ignore_ascii_case(want)))
+        })
+    };
+    has("role", &["main", "article"]) || has("itemprop", &["articleBody", "text"])
+}
+
+/// Per element: whether it is boilerplate by its role (furniture: HTML's
+/// and ARIA's words, [`is_page_furniture`], or a list of teasers,
+/// [`is_teaser_list`]; or a box whose names the prior calls a role that is
+/// not the article, [`Prior::element`]), and its name weight. An element
+/// holding half of the page's prose or more is never boilerplate: it is
+/// the page's layout, whatever it is called.
+pub(crate) struct Roles {
+    pub boilerplate: Vec<bool>,
+    /// Whether the element is boilerplate by the markup's own words
+    /// ([`is_page_furniture`]), not only by its names.
+    pub furniture: Vec<bool>,
+    pub weight: Vec<f64>,
+}
+
+impl Roles {
+    pub fn of(doc: &Document, prior: &Prior, prose: &[u32], counts: &TextCounts) -> Roles {
+        let len = doc.len();
+        let page_prose = prose[doc.body()];
+        let mut words = Vec::new();
+        let mut boilerplate = vec![false; len];
+        let mut furniture = vec![false; len];
+        let mut weight = vec![0.0; len];
+        for n in 0..len {
+            if doc.element(n).is_none() {
+                continue;
+            }
+            let (w, role) = prior.element(doc, n, &mut words);
+            weight[n] = w;
+            let small = 2 * u64::from(prose[n]) < u64::from(page_prose);
+            furniture[n] =
+                small && (is_page_furniture(doc, n) || is_teaser_list(doc, n, counts));
+            // A paragraph, heading or list item is prose by its tag, whatever
+            // its names (`wp-block-paragraph`): names mark boxes.
+            let named = role && !super::is_prose_block(doc.tag(n));
+            boilerplate[n] = furniture[n] || (small && named);
+        }
+        Roles {
+            boilerplate,
+            furniture,
+            weight,
+        }
+    }
+
+    /// The article's heading outweighs names: an element holding it is
+    /// not boilerplate by its names (Blogger calls the post a "widget").
+    pub fn spare(&mut self, doc: &Document, heading: NodeId) {
+        for a in std::iter::once(heading).chain(doc.ancestors(heading)) {
+            if !self.furniture[a] {
+                self.boilerplate[a] = false;
+            }
+        }
+    }
+}
+
+/// Fewest items a list of teasers has.
+const TEASER_ITEMS: usize = 3;
+
+/// Longest teaser, in characters: a headline and a blurb. Article sections
+/// are longer.
+const TEASER_CHARS: u32 = 600;
+
+/// Whether `n` is a list of teasers: at least [`TEASER_ITEMS`] children of
+/// one shape (tag and class) making most of its children, two thirds of
+/// which are short ([`TEASER_CHARS`]) and hold a link that is a fair part
+/// of their text (a headline: a sixth or more). Related posts, "more
+/// news", a blog module's latest posts: other pages' headlines and blurbs,
+/// whatever the page calls them. A run of paragraphs is one shape too, but
+/// its paragraphs are not each led by a link.
+pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> bool {
+    let children: Vec<NodeId> = doc
+        .children(n)
+        .filter(|&c| doc.element(c).is_some())
+        .collect();
+    if children.len() < TEASER_ITEMS {
+        return false;
+    }
+    let shape = |c: NodeId| (doc.tag(c), doc.attr(c, "class").unwrap_or(""));
+    let mut shapes: Vec<((&str, &str), usize)> = Vec::new();
+    for &c in &children {
+        match shapes.iter_mut().find(|(s, _)| *s == shape(c)) {
+            Some((_, k)) => *k += 1,
+            None => shapes.push((shape(c), 1)),
+        }
+    }
+    let Some(&(common, k)) = shapes.iter().max_by_key(|(_, k)| *k) else {
+        return false;
+    };
+    if k < TEASER_ITEMS || 2 * k < children.len() {
+        return false;
+    }
+    let teaser = |c: NodeId| {
+        let chars = counts.chars(c);
+        chars > 0
+            && chars <= TEASER_CHARS
+            && (c + 1..doc.node(c).end)
+                .any(|d| doc.tag(d) == "a" && 6 * counts.chars(d) >= chars && counts.chars(d) >= 10)
+    };
+    let items: Vec<NodeId> = children.into_iter().filter(|&c| shape(c) == common).collect();
+    3 * items.iter().filter(|&&c| teaser(c)).count() >= 2 * items.len()
+}
