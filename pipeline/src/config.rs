@@ -114,7 +114,6 @@ impl ExtractConfig {
         canopy_extract::PriorCounts::from_tsv(&text)
             .map_err(|e| anyhow::anyhow!("extract.prior: {e}"))
     }
-
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).

@@ -10,6 +10,14 @@
 //! Writes `eval.csv` (one row per page per method) and `eval.md` (mean
 //! scores per method, then bigram F1 per site and per template group) into
 //! the output folder, and prints the main table.
+//!
+//! A corpus folder with `snippets.jsonl` instead of gold texts (trafbench) is
+//! scored by trafilatura's snippet rule: see [`snippets`].
+//!
+//! Methods that read feeds are left out, with a note, on a corpus without a
+//! `feeds/` folder.
+
+mod snippets;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -141,15 +149,34 @@ fn read_articles(path: &Path) -> anyhow::Result<Vec<canopy_types::Article>> {
         .collect()
 }
 
-/// Runs `method` over the corpus in process and scores every page.
-pub fn run_method(
+/// What one method (or peer tool) output for each page of a corpus.
+pub struct Outputs {
+    /// `forest`, `wlr`, … or `peer:<tool>`.
+    pub name: String,
+    /// Per page, in the order asked for: the text ("" for none) and what
+    /// served it (`none`: no output).
+    pub pages: Vec<(String, String)>,
+    /// Throughput; `None` when unknown.
+    pub pages_per_s: Option<f64>,
+    /// A version note for peers (`trafilatura 2.3.1`).
+    pub version: Option<String>,
+}
+
+/// Whether `method` reads the corpus's `feeds/` under `config`.
+fn needs_feeds(config: &Config, method: Method) -> bool {
+    method.uses_feeds() || config.signifiers.source == SignifierSource::Feeds
+}
+
+/// Runs `method` over the corpus in process: the output for each of
+/// `record_ids` (`WARC-Record-ID`s).
+pub fn run_outputs(
     dir: &Path,
-    pages: &[GoldPage],
+    record_ids: &[&str],
     config: &Config,
     method: Method,
-) -> anyhow::Result<MethodResult> {
+) -> anyhow::Result<Outputs> {
     let mut inputs = vec![corpus_warc(dir)?];
-    if method.uses_feeds() || config.signifiers.source == SignifierSource::Feeds {
+    if needs_feeds(config, method) {
         let feeds = dir.join("feeds");
         anyhow::ensure!(
             feeds.is_dir(),
@@ -167,11 +194,11 @@ pub fn run_method(
         .iter()
         .map(|a| (record_key(&a.record_id), a))
         .collect();
-    let scored = pages
+    let texts = record_ids
         .iter()
-        .map(|p| match articles.get(record_key(&p.page.record_id)) {
-            Some(a) => (score_page(&a.text, &p.gold), a.method.clone()),
-            None => (PageScore::ZERO, "none".to_string()),
+        .map(|id| match articles.get(record_key(id)) {
+            Some(a) => (a.text.clone(), a.method.clone()),
+            None => (String::new(), "none".to_string()),
         })
         .collect();
     // Coverage with feed signifiers is not the default coverage: say so.
@@ -183,16 +210,57 @@ pub fn run_method(
     } else {
         method.name().to_string()
     };
-    Ok(MethodResult {
+    Ok(Outputs {
         name,
-        pages: scored,
+        pages: texts,
         pages_per_s: Some(out_articles.len() as f64 / seconds.max(1e-9)),
         version: None,
     })
 }
 
+/// Scores `outputs` (in manifest order) against the gold texts.
+fn score_outputs(outputs: Outputs, pages: &[GoldPage]) -> MethodResult {
+    let scored = outputs
+        .pages
+        .into_iter()
+        .zip(pages)
+        .map(|((text, by), p)| (score_page(&text, &p.gold), by))
+        .collect();
+    MethodResult {
+        name: outputs.name,
+        pages: scored,
+        pages_per_s: outputs.pages_per_s,
+        version: outputs.version,
+    }
+}
+
+/// Runs `method` over the corpus in process and scores every page.
+pub fn run_method(
+    dir: &Path,
+    pages: &[GoldPage],
+    config: &Config,
+    method: Method,
+) -> anyhow::Result<MethodResult> {
+    let ids: Vec<&str> = pages.iter().map(|p| p.page.record_id.as_str()).collect();
+    Ok(score_outputs(
+        run_outputs(dir, &ids, config, method)?,
+        pages,
+    ))
+}
+
 /// Scores every peer tool found in `dir` (one sub-folder per tool).
 pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> anyhow::Result<Vec<MethodResult>> {
+    let ids: Vec<&str> = pages.iter().map(|p| p.page.id.as_str()).collect();
+    let outputs = peer_outputs(dir, &ids)?;
+    Ok(outputs
+        .into_iter()
+        .map(|o| score_outputs(o, pages))
+        .collect())
+}
+
+/// The outputs of every peer tool found in `dir` (one sub-folder per tool,
+/// `<id>.txt` per page; a missing file is no output) for the pages `ids`.
+pub fn peer_outputs(dir: &Path, ids: &[&str]) -> anyhow::Result<Vec<Outputs>> {
     let mut tools: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read peers folder {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -206,10 +274,10 @@ pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> anyhow::Result<Vec<MethodR
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (pages_per_s, version) = read_timing(&tool_dir.join("timing.json"));
-        let scored = pages
+        let texts = ids
             .iter()
-            .map(|p| {
-                let text = std::fs::read(tool_dir.join(format!("{}.txt", p.page.id)))
+            .map(|id| {
+                let text = std::fs::read(tool_dir.join(format!("{id}.txt")))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
                 let by = if tokens(&text).is_empty() {
@@ -217,12 +285,12 @@ pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> anyhow::Result<Vec<MethodR
                 } else {
                     tool.clone()
                 };
-                (score_page(&text, &p.gold), by)
+                (text, by)
             })
             .collect();
-        results.push(MethodResult {
+        results.push(Outputs {
             name: format!("peer:{tool}"),
-            pages: scored,
+            pages: texts,
             pages_per_s,
             version: version.map(|v| format!("{tool} {v}")),
         });
@@ -432,7 +500,21 @@ fn settings(args: &EvalArgs) -> anyhow::Result<(Config, Vec<Method>)> {
     Ok((config, methods))
 }
 
-fn eval(args: &EvalArgs) -> anyhow::Result<()> {
+/// The flags resolved: what to evaluate, on which corpus, and where.
+struct Setup {
+    config: Config,
+    /// The methods to run, those the corpus cannot serve left out.
+    methods: Vec<Method>,
+    /// A paragraph for `eval.md` naming the methods left out; empty if none.
+    skipped: String,
+    /// The corpus folder (canonical) and its name.
+    corpus: PathBuf,
+    name: String,
+    out_dir: PathBuf,
+    peers: Option<PathBuf>,
+}
+
+fn setup(args: &EvalArgs) -> anyhow::Result<Setup> {
     let (config, methods) = settings(args)?;
     let corpus = args
         .corpus
@@ -448,32 +530,84 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| Path::new("target/eval").join(&name));
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
-    let pages = read_manifest(&corpus)?;
+    let (methods, skipped) = runnable(&corpus, &config, methods);
+    Ok(Setup {
+        config,
+        methods,
+        skipped,
+        corpus,
+        name,
+        out_dir,
+        peers: args.peers.clone(),
+    })
+}
+
+/// Leaves out the methods that read feeds when the corpus has no `feeds/`
+/// folder (trafbench), saying so on stderr; returns the methods to run and a
+/// note for `eval.md` (empty when none is left out).
+fn runnable(corpus: &Path, config: &Config, methods: Vec<Method>) -> (Vec<Method>, String) {
+    if corpus.join("feeds").is_dir() {
+        return (methods, String::new());
+    }
+    let (run, skip): (Vec<Method>, Vec<Method>) =
+        methods.into_iter().partition(|&m| !needs_feeds(config, m));
+    if skip.is_empty() {
+        return (run, String::new());
+    }
+    let names: Vec<&str> = skip.iter().map(|m| m.name()).collect();
+    let names = names.join(", ");
+    eprintln!(
+        "canopy: not running {names}: no feeds/ folder in {}",
+        corpus.display()
+    );
+    let note = format!("\nNot run, for want of a `feeds/` folder: {names}.\n");
+    (run, note)
+}
+
+/// Starts the worker threads.
+fn start_threads(config: &Config) -> anyhow::Result<()> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(config.run.threads)
         .build_global()
-        .context("cannot start threads")?;
+        .context("cannot start threads")
+}
+
+fn eval(args: &EvalArgs) -> anyhow::Result<()> {
+    let s = setup(args)?;
+    if s.corpus.join(snippets::SNIPPETS).is_file() {
+        return snippets::eval(&s);
+    }
+    let pages = read_manifest(&s.corpus)?;
+    start_threads(&s.config)?;
 
     let mut results = Vec::new();
-    for method in methods {
-        let r = run_method(&corpus, &pages, &config, method)?;
+    for &method in &s.methods {
+        let r = run_method(&s.corpus, &pages, &s.config, method)?;
         eprintln!(
-            "canopy: {name} {}: bigram F1 {:.3}",
+            "canopy: {} {}: bigram F1 {:.3}",
+            s.name,
             r.name,
             r.mean().bigram.f1
         );
         results.push(r);
     }
-    if let Some(peers) = &args.peers {
+    if let Some(peers) = &s.peers {
         results.extend(score_peers(peers, &pages)?);
     }
 
+    let out_dir = &s.out_dir;
     let ctx = || format!("cannot write into {}", out_dir.display());
-    write_csv(&out_dir, &pages, &results).with_context(ctx)?;
-    let md = render_markdown(&name, &pages, &results);
-    canopy_output::write_atomic(&out_dir, "eval.md", |w| w.write_all(md.as_bytes()))
+    write_csv(out_dir, &pages, &results).with_context(ctx)?;
+    let mut md = render_markdown(&s.name, &pages, &results);
+    md.push_str(&s.skipped);
+    canopy_output::write_atomic(out_dir, "eval.md", |w| w.write_all(md.as_bytes()))
         .with_context(ctx)?;
-    println!("{name}: {} pages\n{}", pages.len(), main_table(&results));
+    println!(
+        "{}: {} pages\n{}",
+        s.name,
+        pages.len(),
+        main_table(&results)
+    );
     eprintln!("canopy: wrote {}/eval.csv and eval.md", out_dir.display());
     Ok(())
 }

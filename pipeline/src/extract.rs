@@ -285,12 +285,30 @@ pub fn extract_bucket(
         // Two passes into two folders, merged into the bucket's files.
         let parts = [dir.join(".pass-1"), dir.join(".pass-2")];
         let (m, r, p) = (&mut marker, &mut rejects, &mut prior);
-        pass(&several, carried, settings, &parts[0], Durability::Unsynced, m, r, p)?;
+        pass(
+            &several,
+            carried,
+            settings,
+            &parts[0],
+            Durability::Unsynced,
+            m,
+            r,
+            p,
+        )?;
         let mut taught = settings.clone();
         taught.prior = Arc::new(settings.prior_with(&prior));
         let mut unused = PriorCounts::default();
         let (m, r) = (&mut marker, &mut rejects);
-        pass(&single, Vec::new(), &taught, &parts[1], Durability::Unsynced, m, r, &mut unused)?;
+        pass(
+            &single,
+            Vec::new(),
+            &taught,
+            &parts[1],
+            Durability::Unsynced,
+            m,
+            r,
+            &mut unused,
+        )?;
         let files = |name: &str| -> Vec<PathBuf> { parts.iter().map(|d| d.join(name)).collect() };
         let merged = (|| -> std::io::Result<()> {
             write_atomic_as(dir, "articles.jsonl", durability, |w| {

@@ -1,5 +1,6 @@
 //! `canopy merge`: the buckets' sorted outputs and the ranks' rejects,
-//! combined by a streaming k-way merge into the four files `run` writes,
+//! combined by a streaming k-way merge into the files `run` writes (and
+//! the buckets' prior counts summed into `prior.tsv`),
 //! in the same order, each atomically; `_SUCCESS` is removed before the
 //! first and written by [`mark_complete`] once every output is in place.
 

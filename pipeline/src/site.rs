@@ -180,9 +180,7 @@ impl SiteSettings {
 
     /// The prior of these settings' counts plus `taught`.
     pub fn prior_with(&self, taught: &PriorCounts) -> Prior {
-        let mut counts = (*self.prior_counts).clone();
-        counts.add(taught);
-        Prior::from_counts(&counts)
+        Prior::with_crawl(&self.prior_counts, taught)
     }
 
     /// Whether a site of `pages` pages is held parsed whole.
@@ -698,8 +696,8 @@ fn extract_page(
 ) -> (Option<usize>, PageArticle, Option<SiteEvidence>) {
     let (site, cluster) = (c.site, c.cluster);
     let chars = text_chars(&text);
-    let teaches = !text.is_empty()
-        && c.members[..PRIOR_PAGES.min(c.members.len())].contains(&page.index);
+    let teaches =
+        !text.is_empty() && c.members[..PRIOR_PAGES.min(c.members.len())].contains(&page.index);
     let evidence = teaches.then(|| {
         let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean);
         let mut seen = SiteEvidence::default();
@@ -1229,7 +1227,7 @@ mod tests {
 
     #[test]
     fn a_method_run_alone_is_not_widened_the_fallback_is() {
-        use super::{page_level_article, PageMethod, Render, Role};
+        use super::{page_level_article, PageMethod, Prior, Render, Role};
         use crate::pages::Page;
         use canopy_extract::{CleanOptions, WlrVariant};
         use canopy_types::{PageRecord, SourceRef};
@@ -1270,6 +1268,7 @@ mod tests {
                 &[],
                 role,
                 Render::default(),
+                &Prior::default(),
             )
             .text
         };

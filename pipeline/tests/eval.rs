@@ -1,5 +1,6 @@
 //! `canopy eval` on big9 with Forest: one CSV row per page, a mean bigram F1
-//! of at least 0.90, and a clear error for a missing gold file.
+//! of at least 0.90, and a clear error for a missing gold file; on trafbench
+//! (snippets, no feeds): the snippet counts, forest-feeds left out.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -44,6 +45,48 @@ fn eval_forest_on_big9() {
     assert!(mean >= 0.90, "mean bigram F1 {mean:.4}");
     let md = std::fs::read_to_string(out.path().join("eval.md")).unwrap();
     assert!(md.contains("Bigram F1 per template group"), "{md}");
+}
+
+#[test]
+fn eval_scores_trafbench_by_snippets() {
+    let out = tempfile::tempdir().unwrap();
+    // The default methods: forest, and forest-feeds, which needs the feeds
+    // trafbench has not.
+    let result = Command::new(env!("CARGO_BIN_EXE_canopy"))
+        .arg("eval")
+        .arg("--corpus")
+        .arg(corpus("trafbench"))
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    assert!(stderr.contains("not running forest-feeds"), "{stderr}");
+
+    let mut reader = csv::Reader::from_path(out.path().join("eval.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(
+        headers.iter().collect::<Vec<_>>(),
+        ["method", "id", "site", "tp", "fn", "fp", "tn", "served_by"]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 489);
+    assert!(rows.iter().all(|r| &r[0] == "forest"));
+    let sum = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].parse::<usize>().unwrap())
+            .sum::<usize>()
+    };
+    let (tp, fn_, fp) = (sum(3), sum(4), sum(5));
+    let f = 2.0 * tp as f64 / (2 * tp + fp + fn_) as f64;
+    assert!(f >= 0.80, "snippet F {f:.3}");
+    let md = std::fs::read_to_string(out.path().join("eval.md")).unwrap();
+    assert!(md.contains("| forest | "), "{md}");
+    assert!(
+        md.contains("Not run, for want of a `feeds/` folder: forest-feeds."),
+        "{md}"
+    );
 }
 
 #[test]

@@ -65,7 +65,7 @@ fn run(inputs: &[&Path], out: &Path, extra: &[&str]) -> Run {
 
 /// The run finished (0 or 1), 1 exactly when rejects.jsonl is non-empty,
 /// every reject names its file and has an offset, record id and reason
-/// field, and nothing but the four outputs is left in the folder.
+/// field, and nothing but the five outputs is left in the folder.
 fn check_contract(r: &Run, what: &str) {
     assert!(
         r.code == 0 || r.code == 1,
@@ -106,11 +106,12 @@ fn check_contract(r: &Run, what: &str) {
         [
             "_SUCCESS",
             "articles.jsonl",
+            "prior.tsv",
             "rejects.jsonl",
             "summary.csv",
             "wrappers.jsonl"
         ],
-        "{what}: only the four outputs and the marker, no temporary files"
+        "{what}: only the five outputs and the marker, no temporary files"
     );
     assert_eq!(
         success_marker(&r.out),
@@ -856,6 +857,7 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
         "wrappers.jsonl",
         "summary.csv",
         "rejects.jsonl",
+        "prior.tsv",
         "_SUCCESS",
     ];
     // Every file in the output folder, by name: the comparison covers all
@@ -877,7 +879,7 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     assert_eq!(
         listing(),
         sorted_names,
-        "the output folder holds the four files and _SUCCESS only"
+        "the output folder holds the five files and _SUCCESS only"
     );
     let before: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
     assert!(before[0].len() > 10_000);
@@ -933,6 +935,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         "wrappers.jsonl",
         "summary.csv",
         "rejects.jsonl",
+        "prior.tsv",
         "_SUCCESS",
     ];
     // Per input: how long a whole run takes, and the bytes of each file.
@@ -1061,6 +1064,7 @@ fn a_run_that_stops_between_two_outputs_leaves_no_success_marker() {
             "wrappers.jsonl",
             "summary.csv",
             "rejects.jsonl",
+            "prior.tsv",
             wet.to_str().unwrap()
         ]
     );

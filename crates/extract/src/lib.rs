@@ -44,8 +44,8 @@ pub use blockextractor::{
     ble_ie_blocks, blockextractor, blockextractor_with, Block, BlockExtractorOptions,
     DEFAULT_THRESHOLD,
 };
-pub use page::{name_words, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence};
 pub use density::{density, density_text, density_with, Tags as DensityTags};
+pub use page::{name_words, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence};
 pub use r4::{r4, r4_without_post_process};
 pub use residue::{clean_selection, clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;

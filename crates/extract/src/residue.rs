@@ -595,9 +595,7 @@ impl<'a> Kept<'a> {
                 self.residue_chars[block] < self.counts.chars(block) && !self.on_own_line(n, block)
             }
             Some(_) => true,
-            None if is_media_text(doc, n, &self.options.media_text) => {
-                !self.drop_media_text
-            }
+            None if is_media_text(doc, n, &self.options.media_text) => !self.drop_media_text,
             None if self.notice[n] && !self.roots.contains(&n) => false,
             None if self.options.forms && doc.tag(n) == "form" => self
                 .root_of(n)

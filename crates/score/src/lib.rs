@@ -4,6 +4,8 @@
 //! every Canopy evaluation reports, plus a character-level LCS figure as used by the
 //! BlockExtractor and text-density papers. Each page is scored on its own
 //! ([`score_page`]); a corpus score is the plain mean of the page scores ([`mean`]).
+//! Corpora whose gold is snippets (trafbench) are scored by trafilatura's rule instead:
+//! [`snippet_counts`] per page, precision/recall/F over the corpus's summed counts.
 //!
 //! # Definitions
 //!
@@ -65,12 +67,14 @@
 //! ```
 
 mod lcs;
+mod snippets;
 mod tokens;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
 pub use lcs::{lcs_len, LCS_MAX_CHARS};
+pub use snippets::{normalize_whitespace, snippet_counts, SnippetCounts};
 pub use tokens::{is_cjk, tokens, CJK_RANGES};
 
 /// Precision, recall and their harmonic mean F1, each in `[0, 1]`.

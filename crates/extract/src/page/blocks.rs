@@ -28,7 +28,6 @@ const BLOCK_COST: f64 = 5.0;
 /// prose. Chosen on trafbench among 1, 2, 3 and 4.
 const LINK_WEIGHT: f64 = 2.0;
 
-
 /// Whether an element opens a block of its own (a line break does not:
 /// text around a `<br>` belongs to the enclosing block).
 fn opens_block(tag: &str) -> bool {
@@ -41,8 +40,6 @@ pub(crate) struct Blocks {
     pub block_of: Vec<usize>,
     /// Characters of each block's own text (0 for other nodes).
     pub own_chars: Vec<u32>,
-    /// ...of which inside links.
-    pub own_link_chars: Vec<u32>,
     /// Value of each block's own text ([`Blocks::of`]).
     pub own_value: Vec<f64>,
     /// Characters of text in blocks of positive value in each subtree: the
@@ -102,7 +99,6 @@ impl Blocks {
         Blocks {
             block_of,
             own_chars,
-            own_link_chars,
             own_value,
             prose,
         }

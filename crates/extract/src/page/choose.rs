@@ -38,7 +38,13 @@ pub(super) fn selection(
     value: &[f64],
 ) -> Vec<NodeId> {
     let body = doc.body();
-    let best = narrowed(doc, container(doc, heading, roles, value), heading, blocks, roles);
+    let best = narrowed(
+        doc,
+        container(doc, heading, roles, value),
+        heading,
+        blocks,
+        roles,
+    );
     let mut roots = vec![best];
     // The article's siblings that are worth something join it: a run of
     // paragraphs split by a figure, a second body column.
@@ -140,7 +146,7 @@ fn narrowed(
 /// The article's head when the body was chosen without it: the children
 /// of the heading's and the body's common container from the heading's
 /// branch to the body's (the heading, a standfirst, a byline, a lead
-/// image's caption; pruning and cleaning sort them out), furniture aside.
+/// image's caption; pruning and cleaning sort them out), boilerplate aside.
 /// Just the heading when it comes after the body.
 fn head(doc: &Document, heading: NodeId, body: NodeId, roles: &Roles) -> Vec<NodeId> {
     if heading > body {
@@ -151,6 +157,6 @@ fn head(doc: &Document, heading: NodeId, body: NodeId, roles: &Roles) -> Vec<Nod
     };
     doc.children(common)
         .filter(|&c| doc.node(c).end > heading && c < body && !doc.contains(c, body))
-        .filter(|&c| !roles.furniture[c])
+        .filter(|&c| !roles.boilerplate[c])
         .collect()
 }

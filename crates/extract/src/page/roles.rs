@@ -26,7 +26,12 @@ pub(crate) fn is_page_furniture(doc: &Document, n: NodeId) -> bool {
         role.split_ascii_whitespace().any(|r| {
             matches!(
                 r.to_ascii_lowercase().as_str(),
-                "navigation" | "complementary" | "contentinfo" | "dialog" | "alertdialog" | "search"
+                "navigation"
+                    | "complementary"
+                    | "contentinfo"
+                    | "dialog"
+                    | "alertdialog"
+                    | "search"
             )
         })
     })
@@ -77,8 +82,7 @@ impl Roles {
             let (w, role) = prior.element(doc, n, &mut words);
             weight[n] = w;
             let small = 2 * u64::from(prose[n]) < u64::from(page_prose);
-            furniture[n] =
-                small && (is_page_furniture(doc, n) || is_teaser_list(doc, n, counts));
+            furniture[n] = small && (is_page_furniture(doc, n) || is_teaser_list(doc, n, counts));
             // A paragraph, heading or list item is prose by its tag, whatever
             // its names (`wp-block-paragraph`): names mark boxes.
             let named = role && !super::is_prose_block(doc.tag(n));
@@ -145,6 +149,9 @@ pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> 
             && (c + 1..doc.node(c).end)
                 .any(|d| doc.tag(d) == "a" && 6 * counts.chars(d) >= chars && counts.chars(d) >= 10)
     };
-    let items: Vec<NodeId> = children.into_iter().filter(|&c| shape(c) == common).collect();
+    let items: Vec<NodeId> = children
+        .into_iter()
+        .filter(|&c| shape(c) == common)
+        .collect();
     3 * items.iter().filter(|&&c| teaser(c)).count() >= 2 * items.len()
 }

@@ -1,1 +1,340 @@
+//! The page-level extractor on real pages of the shared corpora, one test
+//! per class of failure it was built against, and its parts on small pages.
+//!
+//! trafbench's pages carry their annotators' snippets: `with` snippets
+//! must be in the article, `without` snippets must not (trafilatura's
+//! evaluation rule, whitespace normalised).
 
+use canopy_dom::{collapse_whitespace, Document, DomOptions};
+
+use super::*;
+use crate::{clean_selection, CleanOptions, Residue};
+
+/// The shipped prior, as the pipeline loads it.
+fn shipped_prior() -> Prior {
+    let counts = PriorCounts::from_tsv(include_str!("../../../../configs/prior.tsv")).unwrap();
+    Prior::from_counts(&counts)
+}
+
+/// The pipeline's default drop list (`configs/default.toml`, `[dom]`).
+fn dom_options() -> DomOptions {
+    DomOptions {
+        drop_id_class: ["comment", "disqus", "footer", "menu", "promo", "bio"]
+            .map(String::from)
+            .to_vec(),
+        section_anchors: ["comment", "disqus"].map(String::from).to_vec(),
+        ..DomOptions::default()
+    }
+}
+
+/// A corpus page's article as the pipeline's page-level path makes it:
+/// the heading its title confirms, the shipped prior, the default cleaning
+/// (no template residue: a single page has no siblings); white space
+/// collapsed.
+fn article(corpus: &str, id: &str) -> String {
+    let path = canopy_test_support::corpora().join(format!("{corpus}/html/{id}.html"));
+    let bytes = std::fs::read(&path).unwrap();
+    let doc = Document::parse(&String::from_utf8_lossy(&bytes), &dom_options());
+    let title = doc.title();
+    let og = doc.meta("og:title").unwrap_or(&title).to_string();
+    let heading = canopy_metadata::page_heading(&doc, &[&og, &title]);
+    let prior = shipped_prior();
+    let selection = page(
+        &doc,
+        &PageContext {
+            heading,
+            prior: &prior,
+        },
+    );
+    let clean = CleanOptions {
+        residue: false,
+        ..CleanOptions::default()
+    };
+    let text = clean_selection(
+        &doc,
+        &selection.roots,
+        &selection.pruned,
+        &Residue::default(),
+        &clean,
+    );
+    collapse_whitespace(&text)
+}
+
+/// A trafbench page's `with` and `without` snippets, white space collapsed.
+fn snippets(id: &str) -> (Vec<String>, Vec<String>) {
+    let path = canopy_test_support::corpora().join("trafbench/snippets.jsonl");
+    let line = canopy_test_support::jsonl(&path)
+        .into_iter()
+        .find(|s| s["id"] == id)
+        .unwrap();
+    let list = |key: &str| -> Vec<String> {
+        line[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| collapse_whitespace(s.as_str().unwrap()))
+            .collect()
+    };
+    (list("with"), list("without"))
+}
+
+/// Every `with` snippet of each page is in its article.
+fn assert_finds_the_article(ids: &[&str]) {
+    for id in ids {
+        let text = article("trafbench", id);
+        for snippet in snippets(id).0 {
+            assert!(
+                text.contains(&snippet),
+                "{id}: {snippet:?} missing from {text}"
+            );
+        }
+    }
+}
+
+/// ...and no `without` snippet.
+fn assert_finds_only_the_article(ids: &[&str]) {
+    assert_finds_the_article(ids);
+    for id in ids {
+        let text = article("trafbench", id);
+        for snippet in snippets(id).1 {
+            assert!(!text.contains(&snippet), "{id}: {snippet:?} kept in {text}");
+        }
+    }
+}
+
+/// Class 1: the heading's container holds the headline and a standfirst,
+/// the body lies in a sibling. The body is worth far more than the header
+/// box, and the head joins it.
+#[test]
+fn the_body_beside_the_header_box_is_the_article() {
+    assert_finds_the_article(&[
+        "trafbench-00085",
+        "trafbench-00091",
+        "trafbench-00142",
+        "trafbench-00159",
+    ]);
+}
+
+/// Class 2: a block denser than a short article elsewhere on the page: a
+/// cookie notice before the heading, a blog's sidebar of widgets after
+/// it. The article starts at its heading and is nearer to it.
+#[test]
+fn a_denser_block_away_from_the_heading_is_not_the_article() {
+    assert_finds_only_the_article(&["trafbench-00107", "trafbench-00014", "trafbench-00049"]);
+    for (id, article_text, sidebar) in [
+        (
+            "dragnet-00263",
+            "No matter how long I stare at this",
+            "Paul Overton is a prolific blogger",
+        ),
+        (
+            "dragnet-00187",
+            "Despite making over $2 billion at the box office",
+            "Hansel & Gretel Red Band Trailer",
+        ),
+    ] {
+        let text = article("dragnet", id);
+        assert!(text.contains(article_text), "{id}: {text}");
+        assert!(!text.contains(sidebar), "{id}: {text}");
+    }
+}
+
+/// Class 3: the content column's names contain a drop-list word
+/// (`above-footer`, a menu script's `mmenuwrapper` around the page, a
+/// CMS's `node--promoted` article): the DOM keeps an element holding most
+/// of the page's text, whatever it is called.
+#[test]
+fn a_content_column_named_like_boilerplate_stays() {
+    assert_finds_the_article(&[
+        "trafbench-00188",
+        "trafbench-00365",
+        "trafbench-00402",
+        "trafbench-00457",
+    ]);
+}
+
+/// Class 4: boilerplate inside the article's container: related posts and
+/// their label, share bars, a newsletter box, teasers, bylines.
+#[test]
+fn boilerplate_inside_the_container_goes() {
+    assert_finds_only_the_article(&[
+        "trafbench-00182",
+        "trafbench-00189",
+        "trafbench-00212",
+        "trafbench-00307",
+        "trafbench-00343",
+        "trafbench-00489",
+    ]);
+}
+
+/// Class 5: paragraphs outside the chosen element: the standfirst in the
+/// article's head, sections in sibling elements.
+#[test]
+fn the_standfirst_and_sibling_sections_join() {
+    assert_finds_only_the_article(&["trafbench-00101", "trafbench-00176"]);
+}
+
+/// Nothing depends on the page's language: Arabic, Chinese, Polish and
+/// Italian pages.
+#[test]
+fn pages_in_other_languages_and_scripts() {
+    assert_finds_the_article(&[
+        "trafbench-00015",
+        "trafbench-00040",
+        "trafbench-00168",
+        "trafbench-00030",
+    ]);
+}
+
+fn parse(html: &str) -> Document {
+    Document::parse(html, &DomOptions::default())
+}
+
+fn find(doc: &Document, id: &str) -> NodeId {
+    (0..doc.len())
+        .find(|&n| doc.attr(n, "id") == Some(id))
+        .unwrap()
+}
+
+fn text_of(doc: &Document, selection: &PageSelection) -> String {
+    let text = clean_selection(
+        doc,
+        &selection.roots,
+        &selection.pruned,
+        &Residue::default(),
+        &CleanOptions::none(),
+    );
+    collapse_whitespace(&text)
+}
+
+const PARAGRAPH: &str = "A paragraph of the story, long enough to be prose, with a clause or \
+                         two, and a full stop at its end.";
+
+#[test]
+fn teasers_of_other_pages_are_not_the_article() {
+    let teasers: String = (0..4)
+        .map(|i| {
+            format!(
+                "<div class=item><a href=/p{i}>Another story's headline number {i}</a>\
+                 <p>Its blurb, a sentence that says what the story is about.</p></div>"
+            )
+        })
+        .collect();
+    let html = format!(
+        "<body><div id=main><h1>Title</h1><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p>\
+         <div id=more>{teasers}</div></div></body>"
+    );
+    let doc = parse(&html);
+    let counts = crate::TextCounts::of(&doc);
+    assert!(roles::is_teaser_list(&doc, find(&doc, "more"), &counts));
+    assert!(!roles::is_teaser_list(&doc, find(&doc, "main"), &counts));
+    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
+    let prior = Prior::default();
+    let text = text_of(
+        &doc,
+        &page(
+            &doc,
+            &PageContext {
+                heading,
+                prior: &prior,
+            },
+        ),
+    );
+    assert!(text.contains("full stop"), "{text}");
+    assert!(!text.contains("headline"), "{text}");
+}
+
+#[test]
+fn loose_lines_and_orphan_labels_go_once_the_article_is_in_paragraphs() {
+    let paragraphs = format!("<p>{PARAGRAPH}</p>").repeat(10);
+    let html = format!(
+        "<body><div id=post><h1>Title</h1><div>By A. Writer, 3 May</div>{paragraphs}\
+         <h3>Related</h3><ul><li><a href=/a>Other</a></li><li><a href=/b>Another</a></li></ul>\
+         </div></body>"
+    );
+    let doc = parse(&html);
+    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
+    let prior = Prior::default();
+    let selection = page(
+        &doc,
+        &PageContext {
+            heading,
+            prior: &prior,
+        },
+    );
+    let clean = CleanOptions {
+        residue: false,
+        ..CleanOptions::default()
+    };
+    let text = clean_selection(
+        &doc,
+        &selection.roots,
+        &selection.pruned,
+        &Residue::default(),
+        &clean,
+    );
+    assert!(text.contains("full stop"), "{text}");
+    // The byline is loose text beside the paragraphs; the list of links
+    // goes by its link density, and then its label heads nothing.
+    assert!(!text.contains("Writer"), "{text}");
+    assert!(!text.contains("Related"), "{text}");
+    // With one paragraph, loose text is kept: it may be the article.
+    let short = format!(
+        "<body><div id=post><h1>Title</h1><div>A line of loose text that is kept.</div>\
+         <p>{PARAGRAPH}</p></div></body>"
+    );
+    let doc = parse(&short);
+    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
+    let text = text_of(
+        &doc,
+        &page(
+            &doc,
+            &PageContext {
+                heading,
+                prior: &prior,
+            },
+        ),
+    );
+    assert!(text.contains("loose text that is kept"), "{text}");
+}
+
+#[test]
+fn a_named_box_goes_at_the_articles_ends_not_between_its_paragraphs() {
+    let mut counts = PriorCounts::default();
+    for _ in 0..20 {
+        let mut site = SiteEvidence::default();
+        let doc = parse(
+            "<body><div class=entry><p>Story text of the post.</p></div>\
+             <div class=sharebox><p>Share it.</p></div></body>",
+        );
+        let entry = (0..doc.len())
+            .find(|&n| doc.attr(n, "class") == Some("entry"))
+            .unwrap();
+        site.add_page(&doc, &[entry], &|_| true);
+        counts.add(&site.counts());
+    }
+    let prior = Prior::from_counts(&counts);
+    assert!(prior.is_role_word("sharebox") && !prior.is_role_word("entry"));
+    let html = format!(
+        "<body><div id=post><h1>Title</h1><p>{PARAGRAPH}</p>\
+         <div class=sharebox id=middle><p>A figure in the middle.</p></div>\
+         <p>{PARAGRAPH}</p><div class=sharebox id=end>Share this on the networks.</div>\
+         </div></body>"
+    );
+    let doc = parse(&html);
+    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
+    let selection = page(
+        &doc,
+        &PageContext {
+            heading,
+            prior: &prior,
+        },
+    );
+    assert!(selection.pruned.contains(&find(&doc, "end")));
+    assert!(!selection.pruned.contains(&find(&doc, "middle")));
+    let text = text_of(&doc, &selection);
+    assert!(
+        text.contains("figure in the middle") && !text.contains("networks"),
+        "{text}"
+    );
+}
