@@ -96,6 +96,8 @@ pub struct ExtractConfig {
     /// Single pages are extracted with the prior plus what the bucket's
     /// wrappers teach.
     pub crawl_prior: bool,
+    /// Pages of each cluster whose wrapper selection teaches the prior.
+    pub prior_pages: usize,
 }
 
 /// The prior shipped with Canopy, learned from the dev corpora's wrappers

@@ -54,11 +54,6 @@ pub struct SiteOutput {
     pub evidence: SiteEvidence,
 }
 
-/// Pages of a cluster whose wrapper selection teaches the prior: the first
-/// few the wrapper serves. The words of one site's template repeat from
-/// page to page, so a few pages show them all, at a few milliseconds each.
-const PRIOR_PAGES: usize = 4;
-
 /// The settings a site run needs, resolved once.
 #[derive(Clone)]
 pub struct SiteSettings {
@@ -95,6 +90,9 @@ pub struct SiteSettings {
     pub prior_counts: Arc<PriorCounts>,
     /// `extract.crawl_prior`: single pages use what the bucket's wrappers teach.
     pub crawl_prior: bool,
+    /// `extract.prior_pages`: pages of a cluster whose wrapper selection
+    /// teaches the prior.
+    pub prior_pages: usize,
 }
 
 /// The renderings of an article written besides its text (`--format`).
@@ -175,6 +173,7 @@ impl SiteSettings {
             prior: Arc::new(Prior::from_counts(&prior_counts)),
             prior_counts: Arc::new(prior_counts),
             crawl_prior: config.extract.crawl_prior,
+            prior_pages: config.extract.prior_pages,
         })
     }
 
@@ -681,7 +680,7 @@ type PageArticle = Result<(Article, bool), Box<Reject>>;
 
 /// A page's article by the cluster's wrapper, or by the fallback where
 /// the wrapper selects nothing; with the length of the wrapper's text, for
-/// the wrapper's quality, and, on the cluster's first [`PRIOR_PAGES`]
+/// the wrapper's quality, and, on the cluster's first `extract.prior_pages`
 /// pages, what the wrapper's selection shows about names.
 // The cluster's context (pages, titles, residue) plus the page's.
 #[allow(clippy::too_many_arguments)]
@@ -696,8 +695,8 @@ fn extract_page(
 ) -> (Option<usize>, PageArticle, Option<SiteEvidence>) {
     let (site, cluster) = (c.site, c.cluster);
     let chars = text_chars(&text);
-    let teaches =
-        !text.is_empty() && c.members[..PRIOR_PAGES.min(c.members.len())].contains(&page.index);
+    let teaches = !text.is_empty()
+        && c.members[..settings.prior_pages.min(c.members.len())].contains(&page.index);
     let evidence = teaches.then(|| {
         let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean);
         let mut seen = SiteEvidence::default();

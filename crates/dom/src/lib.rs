@@ -176,21 +176,18 @@ pub struct Document {
 fn role_drops(
     build: &[sink::BuildNode],
     drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
-) -> std::collections::HashSet<u32> {
-    let named: Vec<u32> = (0..build.len() as u32)
-        .filter(|&h| match &build[h as usize].data {
-            BuildData::Element { attrs } => drop(attrs),
-            _ => false,
-        })
-        .collect();
-    if named.is_empty() {
-        return std::collections::HashSet::new();
+) -> Vec<bool> {
+    let mut dropped = vec![false; build.len()];
+    let mut page = None;
+    for (h, node) in build.iter().enumerate() {
+        if let BuildData::Element { attrs } = &node.data {
+            if drop(attrs) {
+                let page = *page.get_or_insert_with(|| text_bytes(build, 0));
+                dropped[h] = 2 * text_bytes(build, h as u32) < page;
+            }
+        }
     }
-    let page = text_bytes(build, 0);
-    named
-        .into_iter()
-        .filter(|&h| 2 * text_bytes(build, h) < page)
-        .collect()
+    dropped
 }
 
 /// Bytes of rendered text in the build subtree at `handle`: text outside
@@ -479,7 +476,7 @@ impl Document {
                             if !structural
                                 && (is_dropped_tag(&tag)
                                     || is_hidden(attrs)
-                                    || role_drops.contains(&handle)
+                                    || role_drops[handle as usize]
                                     || comment_sections.contains(&handle))
                             {
                                 if tag == local_name!("script") && is_json_ld(attrs) {

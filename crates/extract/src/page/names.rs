@@ -218,7 +218,12 @@ impl SiteEvidence {
                 continue;
             };
             name_words(doc, n, &mut words);
-            side.extend(words.drain(..));
+            for w in words.drain(..) {
+                // Most names repeat on a page: look before allocating.
+                if !side.contains(&w) {
+                    side.insert(w);
+                }
+            }
         }
     }
 
@@ -401,17 +406,40 @@ impl Prior {
     /// within ±[`MAX_NAME_WEIGHT`], and whether they name a role that is
     /// not the article: one of them is a role word
     /// ([`Prior::is_role_word`]) and the others do not outweigh it
-    /// (`related_post`, not `post hentry cat-news`). `words` is scratch
-    /// space.
-    pub fn element(&self, doc: &Document, n: NodeId, words: &mut Vec<String>) -> (f64, bool) {
+    /// (`related_post`, not `post hentry cat-news`).
+    pub fn element(&self, doc: &Document, n: NodeId, words: &mut NameScratch) -> (f64, bool) {
         if self.words.is_empty() {
             return (0.0, false);
         }
-        name_words(doc, n, words);
-        let sum: f64 = words.iter().map(|w| self.word(w)).sum();
-        let role = sum < 0.0 && words.iter().any(|w| self.is_role_word(w));
-        (sum.clamp(-MAX_NAME_WEIGHT, MAX_NAME_WEIGHT), role)
+        name_words(doc, n, &mut words.words);
+        let (mut sum, mut role) = (0.0, false);
+        for w in &words.words {
+            // A page repeats its names (`menu-item` a hundred times): each
+            // word is looked up, and searched for role words, once.
+            let (weight, is_role) = match words.seen.get(w) {
+                Some(&known) => known,
+                None => {
+                    let known = (self.word(w), self.is_role_word(w));
+                    words.seen.insert(w.clone(), known);
+                    known
+                }
+            };
+            sum += weight;
+            role |= is_role;
+        }
+        (
+            sum.clamp(-MAX_NAME_WEIGHT, MAX_NAME_WEIGHT),
+            role && sum < 0.0,
+        )
     }
+}
+
+/// Scratch space of [`Prior::element`] for one page: the words of the
+/// element at hand, and what the prior said of each word seen so far.
+#[derive(Default)]
+pub struct NameScratch {
+    words: Vec<String>,
+    seen: FxHashMap<String, (f64, bool)>,
 }
 
 #[cfg(test)]

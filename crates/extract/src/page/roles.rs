@@ -3,7 +3,7 @@
 
 use canopy_dom::{Document, NodeId};
 
-use super::names::Prior;
+use super::names::{NameScratch, Prior};
 use crate::TextCounts;
 
 /// Whether the markup says `n` is navigation, a complementary box, the
@@ -71,7 +71,7 @@ impl Roles {
     pub fn of(doc: &Document, prior: &Prior, prose: &[u32], counts: &TextCounts) -> Roles {
         let len = doc.len();
         let page_prose = prose[doc.body()];
-        let mut words = Vec::new();
+        let mut words = NameScratch::default();
         let mut boilerplate = vec![false; len];
         let mut furniture = vec![false; len];
         let mut weight = vec![0.0; len];
