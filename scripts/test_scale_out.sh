@@ -28,7 +28,7 @@ timed() {
 }
 
 same() {
-  for f in articles.jsonl wrappers.jsonl summary.csv rejects.jsonl; do
+  for f in articles.jsonl wrappers.jsonl summary.csv rejects.jsonl prior.tsv; do
     cmp "$tmp/run/$f" "$1/$f" || { echo "FAIL: $1/$f differs from canopy run's"; exit 1; }
   done
   echo "ok: $(wc -l < "$1/articles.jsonl") articles, $(wc -l < "$1/wrappers.jsonl") wrappers identical to canopy run"

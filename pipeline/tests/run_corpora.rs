@@ -239,3 +239,70 @@ fn description_is_the_feed_items_text() {
     );
     assert!(articles.iter().all(|a| a["method"] == "description"));
 }
+
+/// What dragnet's wrappers teach the page-level prior (`prior.tsv`), and
+/// the crawl's prior used at once (`extract.crawl_prior`): the same bytes
+/// at one and two threads, the single pages' articles changed by it, the
+/// site pages' not.
+#[test]
+fn the_crawl_teaches_the_prior_of_its_single_pages() {
+    let warc = corpora().join("dragnet/dragnet.warc.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("crawl.toml");
+    std::fs::write(&config, "[extract]\ncrawl_prior = true\n").unwrap();
+    let outs: Vec<_> = ["plain-1", "crawl-1", "crawl-2"]
+        .iter()
+        .map(|name| tmp.path().join(name))
+        .collect();
+    let (w, c) = (warc.to_str().unwrap(), config.to_str().unwrap());
+    run(&[w, "--threads", "1"], &outs[0]);
+    run(&[w, "--threads", "1", "--config", c], &outs[1]);
+    run(&[w, "--threads", "2", "--config", c], &outs[2]);
+    for file in [
+        "articles.jsonl",
+        "wrappers.jsonl",
+        "summary.csv",
+        "prior.tsv",
+    ] {
+        let read = |o: &Path| std::fs::read(o.join(file)).unwrap();
+        assert!(
+            read(&outs[1]) == read(&outs[2]),
+            "{file} depends on threads"
+        );
+    }
+    // Whatever the prior used, the wrappers teach the same counts.
+    let prior = std::fs::read_to_string(outs[0].join("prior.tsv")).unwrap();
+    assert_eq!(
+        prior,
+        std::fs::read_to_string(outs[1].join("prior.tsv")).unwrap()
+    );
+    let sites: u32 = prior
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("# sites\t"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(sites > 50 && prior.lines().count() > 1000, "{sites} sites");
+    let by_id = |o: &Path| -> HashMap<String, (String, String)> {
+        jsonl(&o.join("articles.jsonl"))
+            .into_iter()
+            .map(|a| {
+                let id = a["record_id"].as_str().unwrap().to_string();
+                let method = a["method"].as_str().unwrap().to_string();
+                (id, (method, a["text"].as_str().unwrap().to_string()))
+            })
+            .collect()
+    };
+    let (plain, crawl) = (by_id(&outs[0]), by_id(&outs[1]));
+    let changed: Vec<&String> = plain
+        .iter()
+        .filter(|(id, a)| crawl[*id] != **a)
+        .map(|(_, (method, _))| method)
+        .collect();
+    assert!(!changed.is_empty(), "the crawl's prior changed no article");
+    assert!(
+        changed.iter().all(|m| *m == "page"),
+        "only page-level articles change: {changed:?}"
+    );
+}
