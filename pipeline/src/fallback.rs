@@ -28,18 +28,7 @@ fn is_heading(tag: &str) -> bool {
     matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
-/// The outermost of `nodes`: sorted, without any node inside another.
-pub fn outermost(doc: &Document, mut nodes: Vec<NodeId>) -> Vec<NodeId> {
-    nodes.sort_unstable();
-    nodes.dedup();
-    let mut out: Vec<NodeId> = Vec::with_capacity(nodes.len());
-    for n in nodes {
-        if !out.last().is_some_and(|&o| doc.contains(o, n)) {
-            out.push(n);
-        }
-    }
-    out
-}
+pub use canopy_extract::outermost;
 
 /// How near `n` is to `heading`: the depth of their deepest common ancestor.
 fn nearness(doc: &Document, heading: NodeId, n: NodeId) -> usize {

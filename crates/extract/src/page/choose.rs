@@ -63,7 +63,7 @@ pub(super) fn selection(
 }
 
 /// `nodes` sorted, without any node inside another.
-fn outermost(doc: &Document, mut nodes: Vec<NodeId>) -> Vec<NodeId> {
+pub fn outermost(doc: &Document, mut nodes: Vec<NodeId>) -> Vec<NodeId> {
     nodes.sort_unstable();
     nodes.dedup();
     let mut out: Vec<NodeId> = Vec::with_capacity(nodes.len());

@@ -58,6 +58,7 @@ mod roles;
 use canopy_dom::{Document, NodeId};
 
 use blocks::Blocks;
+pub use choose::outermost;
 pub use names::{name_words, Prior, PriorCounts, SiteEvidence};
 use roles::Roles;
 
