@@ -24,7 +24,7 @@ import lxml.html
 # Elements Canopy drops before extraction (crates/dom): their text is not
 # article text in either engine.
 DROPPED = ["script", "style", "noscript", "template", "iframe", "object", "embed",
-           "canvas", "svg", "math", "select", "datalist"]
+           "canvas", "svg", "math", "select", "datalist", "rt", "rp"]
 
 
 # Canopy's default drop lists (configs/default.toml, [dom]): an element whose id or one

@@ -9,7 +9,8 @@
 //! forest.md §3.1): `script`, `style`, `noscript`, `template`, comments and
 //! hidden elements are dropped, as are elements whose children are fallback
 //! content never rendered (`iframe`, `object`, `embed`, `canvas`, `svg`),
-//! and form widgets whose options are not page text (`select`, `datalist`).
+//! form widgets whose options are not page text (`select`, `datalist`), and
+//! ruby annotations (`rt`, `rp`: the reading above a word).
 //! Every kept element gets its `dfs` number: its position in a depth-first
 //! walk of the elements, `html` being 0.
 //!
@@ -290,6 +291,11 @@ fn is_dropped_tag(tag: &LocalName) -> bool {
             | local_name!("math")
             | local_name!("select")
             | local_name!("datalist")
+            // Ruby annotations: the reading printed above a word (furigana),
+            // and the parentheses for browsers without ruby. The word is the
+            // text; its reading, run into it, would double every word.
+            | local_name!("rt")
+            | local_name!("rp")
     )
 }
 

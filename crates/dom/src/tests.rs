@@ -50,6 +50,16 @@ fn drops_scripts_styles_comments_and_hidden() {
 }
 
 #[test]
+fn ruby_readings_are_not_text() {
+    // NHK's easy-Japanese news prints each kanji word's reading above it.
+    let doc = parse(concat!(
+        "<body><p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの",
+        "<ruby>虐待<rt>ぎゃくたい</rt></ruby></p></body>"
+    ));
+    assert_eq!(doc.inner_text(doc.body()), "子どもへの虐待");
+}
+
+#[test]
 fn inner_text_separates_blocks_and_joins_inline() {
     let doc = parse("<body><h1>Title</h1><p>One <b>bold</b>\n word.</p><ul><li>a</li><li>b</li></ul>x<br>y</body>");
     assert_eq!(

@@ -114,12 +114,12 @@ const TEASER_ITEMS: usize = 3;
 const TEASER_CHARS: u32 = 600;
 
 /// Whether `n` is a list of teasers: at least [`TEASER_ITEMS`] children of
-/// one shape (tag and class) making most of its children, two thirds of
-/// which are short ([`TEASER_CHARS`]) and hold a link that is a fair part
+/// one shape (tag and class) making most of its children and holding half
+/// of its text or more, two thirds of which are short ([`TEASER_CHARS`]) and hold a link that is a fair part
 /// of their text (a headline: a sixth or more). Related posts, "more
 /// news", a blog module's latest posts: other pages' headlines and blurbs,
 /// whatever the page calls them. A run of paragraphs is one shape too, but
-/// its paragraphs are not each led by a link.
+/// never a list of teasers.
 pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> bool {
     let children: Vec<NodeId> = doc
         .children(n)
@@ -139,7 +139,9 @@ pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> 
     let Some(&(common, k)) = shapes.iter().max_by_key(|(_, k)| *k) else {
         return false;
     };
-    if k < TEASER_ITEMS || 2 * k < children.len() {
+    // Paragraphs are prose by their tag, links or not (a run of short
+    // paragraphs that each cite a source).
+    if k < TEASER_ITEMS || 2 * k < children.len() || matches!(common.0, "p" | "blockquote") {
         return false;
     }
     let teaser = |c: NodeId| {
@@ -153,5 +155,9 @@ pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> 
         .into_iter()
         .filter(|&c| shape(c) == common)
         .collect();
-    3 * items.iter().filter(|&&c| teaser(c)).count() >= 2 * items.len()
+    // The items are the list's text: a paragraph beside a row of figures
+    // whose captions link to their images is an article, not a list.
+    let in_items: u32 = items.iter().map(|&c| counts.chars(c)).sum();
+    2 * in_items >= counts.chars(n)
+        && 3 * items.iter().filter(|&&c| teaser(c)).count() >= 2 * items.len()
 }
