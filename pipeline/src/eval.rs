@@ -77,26 +77,46 @@ pub struct GoldPage {
     pub gold: String,
 }
 
-/// The result of one method (or peer tool) over the corpus.
-pub struct MethodResult {
+/// The result of one method (or peer tool) over the corpus: each page's
+/// score `S` (bigram scores against a gold text, or snippet counts).
+pub struct MethodResult<S = PageScore> {
     /// `forest`, `wlr`, … or `peer:<tool>`.
     pub name: String,
     /// Per manifest page, in manifest order: the score and what served it.
-    pub pages: Vec<(PageScore, String)>,
+    pub pages: Vec<(S, String)>,
     /// Throughput; `None` when unknown.
     pub pages_per_s: Option<f64>,
     /// A version note for peers (`trafilatura 2.3.1`).
     pub version: Option<String>,
 }
 
-impl MethodResult {
-    fn mean(&self) -> PageScore {
-        let scores: Vec<PageScore> = self.pages.iter().map(|(s, _)| *s).collect();
-        mean(&scores)
+impl<S> MethodResult<S> {
+    /// Scores `outputs` (in manifest order) page by page: `score(i, text)`
+    /// for the `i`th page's output.
+    fn scored(outputs: Outputs, score: impl Fn(usize, &str) -> S) -> MethodResult<S> {
+        let pages = outputs
+            .pages
+            .into_iter()
+            .enumerate()
+            .map(|(i, (text, by))| (score(i, &text), by))
+            .collect();
+        MethodResult {
+            name: outputs.name,
+            pages,
+            pages_per_s: outputs.pages_per_s,
+            version: outputs.version,
+        }
     }
 
     fn no_output(&self) -> usize {
         self.pages.iter().filter(|(_, by)| by == "none").count()
+    }
+}
+
+impl MethodResult {
+    fn mean(&self) -> PageScore {
+        let scores: Vec<PageScore> = self.pages.iter().map(|(s, _)| *s).collect();
+        mean(&scores)
     }
 }
 
@@ -220,18 +240,7 @@ pub fn run_outputs(
 
 /// Scores `outputs` (in manifest order) against the gold texts.
 fn score_outputs(outputs: Outputs, pages: &[GoldPage]) -> MethodResult {
-    let scored = outputs
-        .pages
-        .into_iter()
-        .zip(pages)
-        .map(|((text, by), p)| (score_page(&text, &p.gold), by))
-        .collect();
-    MethodResult {
-        name: outputs.name,
-        pages: scored,
-        pages_per_s: outputs.pages_per_s,
-        version: outputs.version,
-    }
+    MethodResult::scored(outputs, |i, text| score_page(text, &pages[i].gold))
 }
 
 /// Runs `method` over the corpus in process and scores every page.
@@ -595,19 +604,32 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
         results.extend(score_peers(peers, &pages)?);
     }
 
-    let out_dir = &s.out_dir;
-    let ctx = || format!("cannot write into {}", out_dir.display());
-    write_csv(out_dir, &pages, &results).with_context(ctx)?;
     let mut md = render_markdown(&s.name, &pages, &results);
     md.push_str(&s.skipped);
+    report(
+        &s,
+        pages.len(),
+        |dir| write_csv(dir, &pages, &results),
+        &md,
+        &main_table(&results),
+    )
+}
+
+/// Writes `eval.csv` (with `csv`) and `eval.md` into the output folder, and
+/// prints the main table.
+fn report(
+    s: &Setup,
+    pages: usize,
+    csv: impl FnOnce(&Path) -> io::Result<()>,
+    md: &str,
+    table: &str,
+) -> anyhow::Result<()> {
+    let out_dir = &s.out_dir;
+    let ctx = || format!("cannot write into {}", out_dir.display());
+    csv(out_dir).with_context(ctx)?;
     canopy_output::write_atomic(out_dir, "eval.md", |w| w.write_all(md.as_bytes()))
         .with_context(ctx)?;
-    println!(
-        "{}: {} pages\n{}",
-        s.name,
-        pages.len(),
-        main_table(&results)
-    );
+    println!("{}: {pages} pages\n{table}", s.name);
     eprintln!("canopy: wrote {}/eval.csv and eval.md", out_dir.display());
     Ok(())
 }

@@ -13,10 +13,9 @@
 //!
 //! `header` is the record as JSON with a page's HTML left empty; `payload`
 //! is that HTML, raw UTF-8 (empty for a feed item). Why not a gzip member of
-//! one JSON line, as before: escaping the HTML into a JSON string and back,
-//! and deflating and inflating it, were a fifth of `canopy run`'s CPU time
-//! on the dev corpora (docs/performance.md, "What changed, session by
-//! session", fifth session); LZ4 compresses at several hundred MB/s and
+//! one JSON line: escaping the HTML into a JSON string and back, and
+//! deflating and inflating it, cost a fifth of `canopy run`'s CPU time on
+//! the dev corpora; LZ4 compresses at several hundred MB/s and
 //! inflates at several GB/s, for files about a third larger than gzip
 //! level 1's. The checksum is verified before the block is decompressed,
 //! so a damaged file is an error, never a wrong page.

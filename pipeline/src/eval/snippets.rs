@@ -17,7 +17,7 @@ use anyhow::Context;
 use canopy_score::{snippet_counts, SnippetCounts};
 use serde::Deserialize;
 
-use super::{peer_outputs, run_outputs, start_threads, Outputs, Setup};
+use super::{peer_outputs, report, run_outputs, start_threads, MethodResult, Outputs, Setup};
 
 /// The file whose presence makes a corpus a snippet corpus.
 pub const SNIPPETS: &str = "snippets.jsonl";
@@ -89,39 +89,20 @@ pub fn read_pages(dir: &Path) -> anyhow::Result<Vec<SnippetPage>> {
     Ok(pages)
 }
 
-/// The counts of one method (or peer tool) over the corpus.
-pub struct SnippetResult {
-    /// `forest`, `page`, … or `peer:<tool>`.
-    pub name: String,
-    /// Per page, in manifest order: the counts and what served it.
-    pub pages: Vec<(SnippetCounts, String)>,
-    pub pages_per_s: Option<f64>,
-    pub version: Option<String>,
+/// The snippet counts of one method (or peer tool) over the corpus.
+pub type SnippetResult = MethodResult<SnippetCounts>;
+
+/// Scores `outputs` (in manifest order) against the pages' snippets.
+fn score_outputs(outputs: Outputs, pages: &[SnippetPage]) -> SnippetResult {
+    MethodResult::scored(outputs, |i, text| {
+        snippet_counts(text, &pages[i].with, &pages[i].without)
+    })
 }
 
 impl SnippetResult {
-    /// Scores `outputs` (in manifest order) against the pages' snippets.
-    fn new(outputs: Outputs, pages: &[SnippetPage]) -> SnippetResult {
-        let counts = outputs
-            .pages
-            .into_iter()
-            .zip(pages)
-            .map(|((text, by), p)| (snippet_counts(&text, &p.with, &p.without), by))
-            .collect();
-        SnippetResult {
-            name: outputs.name,
-            pages: counts,
-            pages_per_s: outputs.pages_per_s,
-            version: outputs.version,
-        }
-    }
-
+    /// The counts summed over the corpus.
     fn total(&self) -> SnippetCounts {
         self.pages.iter().map(|(c, _)| *c).sum()
-    }
-
-    fn no_output(&self) -> usize {
-        self.pages.iter().filter(|(_, by)| by == "none").count()
     }
 }
 
@@ -215,7 +196,7 @@ pub(super) fn eval(s: &Setup) -> anyhow::Result<()> {
     let record_ids: Vec<&str> = pages.iter().map(|p| p.record_id.as_str()).collect();
     let mut results = Vec::new();
     for &method in &s.methods {
-        let r = SnippetResult::new(
+        let r = score_outputs(
             run_outputs(&s.corpus, &record_ids, &s.config, method)?,
             &pages,
         );
@@ -230,24 +211,17 @@ pub(super) fn eval(s: &Setup) -> anyhow::Result<()> {
     if let Some(peers) = &s.peers {
         let ids: Vec<&str> = pages.iter().map(|p| p.id.as_str()).collect();
         for outputs in peer_outputs(peers, &ids)? {
-            results.push(SnippetResult::new(outputs, &pages));
+            results.push(score_outputs(outputs, &pages));
         }
     }
 
-    let out_dir = &s.out_dir;
-    let ctx = || format!("cannot write into {}", out_dir.display());
-    write_csv(out_dir, &pages, &results).with_context(ctx)?;
-    let md = render_markdown(&s.name, &pages, &results, &s.skipped);
-    canopy_output::write_atomic(out_dir, "eval.md", |w| w.write_all(md.as_bytes()))
-        .with_context(ctx)?;
-    println!(
-        "{}: {} pages\n{}",
-        s.name,
+    report(
+        s,
         pages.len(),
-        main_table(&results)
-    );
-    eprintln!("canopy: wrote {}/eval.csv and eval.md", out_dir.display());
-    Ok(())
+        |dir| write_csv(dir, &pages, &results),
+        &render_markdown(&s.name, &pages, &results, &s.skipped),
+        &main_table(&results),
+    )
 }
 
 #[cfg(test)]
@@ -297,7 +271,7 @@ mod tests {
         let results: Vec<SnippetResult> = peer_outputs(&dir.path().join("peers"), &ids)
             .unwrap()
             .into_iter()
-            .map(|o| SnippetResult::new(o, &pages))
+            .map(|o| score_outputs(o, &pages))
             .collect();
         // p1: "Der erste Text" found, "fehlt" not; "Kontakt" found, "Menü" not.
         // p2: no output: nothing found. Sums: TP 1, FN 2, FP 1, TN 2:
