@@ -15,7 +15,7 @@ use canopy_buckets::{
     article_key, merge_csv, merge_jsonl, wrapper_key, BucketMarker, BucketReader, Entry, Item,
     LayoutError,
 };
-use canopy_extract::PriorCounts;
+use canopy_extract::{Prior, PriorCounts};
 use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 use indicatif::ProgressBar;
@@ -195,12 +195,12 @@ fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Resul
 /// first, so the bucket's files come out as if they had been sorted whole,
 /// without holding them: memory follows the sites in progress.
 ///
-/// The sites of two pages or more go first: their wrappers teach the
-/// page-level extractor's prior what the bucket's article blocks are
-/// called ([`SiteEvidence`]), and the single pages go second, with the
-/// shipped prior plus what the bucket taught (`extract.crawl_prior`). Each
-/// pass writes its own sorted files, merged into the bucket's at the end.
-/// The bucket's counts are written as `prior.tsv`.
+/// The sites' wrappers teach the page-level extractor's prior what the
+/// bucket's article blocks are called (`SiteEvidence`): the bucket's
+/// counts are written as `prior.tsv`. With `extract.crawl_prior` the sites
+/// of two pages or more go first and the single pages second, with the
+/// shipped prior plus what the bucket taught; each pass writes its own
+/// sorted files, merged into the bucket's at the end.
 pub fn extract_bucket(
     work: &Path,
     bucket: u32,
@@ -246,69 +246,49 @@ pub fn extract_bucket(
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let ctx = || format!("cannot write into {}", dir.display());
 
-    let pages_of = |entries: &[Entry]| entries.iter().filter(|e| !e.feed).count();
-    let (several, single): (Vec<_>, Vec<_>) = sites
-        .into_iter()
-        .partition(|(_, entries)| pages_of(entries) >= 2);
     let mut prior = PriorCounts::default();
-    let pass = |sites: &[(String, Vec<Entry>)],
-                carried: Vec<WrapperRecord>,
-                settings: &SiteSettings,
-                out: &Path,
-                durability: Durability,
-                marker: &mut BucketMarker,
-                rejects: &mut Vec<Reject>,
-                prior: &mut PriorCounts| {
-        extract_sites(
-            &reader,
-            sites,
-            carried,
-            settings,
-            Pass {
-                dir: out,
-                durability,
-                progress,
-                marker,
-                rejects,
-                prior,
-            },
-        )
-        .with_context(|| format!("cannot write into {}", out.display()))
-    };
-    if single.is_empty() || several.is_empty() || !settings.crawl_prior {
-        let mut sites = several;
-        sites.extend(single);
-        sites.sort_by(|a, b| a.0.cmp(&b.0));
-        let (m, r, p) = (&mut marker, &mut rejects, &mut prior);
-        pass(&sites, carried, settings, dir, durability, m, r, p)?;
+    let single =
+        |(_, entries): &(String, Vec<Entry>)| entries.iter().filter(|e| !e.feed).count() < 2;
+    let two_passes = settings.crawl_prior && sites.iter().any(single) && !sites.iter().all(single);
+    if !two_passes {
+        let pass = Pass {
+            dir,
+            durability,
+            progress,
+            marker: &mut marker,
+            rejects: &mut rejects,
+            prior: &mut prior,
+        };
+        extract_sites(&reader, &sites, carried, settings, pass).with_context(ctx)?;
     } else {
-        // Two passes into two folders, merged into the bucket's files.
+        // The sites of two pages or more, then the single pages with what
+        // they taught, each into a folder of its own; then merged into the
+        // bucket's files.
+        let (single, several): (Vec<_>, Vec<_>) = sites.into_iter().partition(single);
         let parts = [dir.join(".pass-1"), dir.join(".pass-2")];
-        let (m, r, p) = (&mut marker, &mut rejects, &mut prior);
-        pass(
-            &several,
-            carried,
-            settings,
-            &parts[0],
-            Durability::Unsynced,
-            m,
-            r,
-            p,
-        )?;
-        let mut taught = settings.clone();
-        taught.prior = Arc::new(settings.prior_with(&prior));
-        let mut unused = PriorCounts::default();
-        let (m, r) = (&mut marker, &mut rejects);
-        pass(
-            &single,
-            Vec::new(),
-            &taught,
-            &parts[1],
-            Durability::Unsynced,
-            m,
-            r,
-            &mut unused,
-        )?;
+        let part_ctx = |i: usize| format!("cannot write into {}", parts[i].display());
+        let pass = Pass {
+            dir: &parts[0],
+            durability: Durability::Unsynced,
+            progress,
+            marker: &mut marker,
+            rejects: &mut rejects,
+            prior: &mut prior,
+        };
+        extract_sites(&reader, &several, carried, settings, pass).with_context(|| part_ctx(0))?;
+        let taught = SiteSettings {
+            prior: Arc::new(Prior::with_crawl(&settings.prior_counts, &prior)),
+            ..settings.clone()
+        };
+        let pass = Pass {
+            dir: &parts[1],
+            durability: Durability::Unsynced,
+            progress,
+            marker: &mut marker,
+            rejects: &mut rejects,
+            prior: &mut PriorCounts::default(),
+        };
+        extract_sites(&reader, &single, Vec::new(), &taught, pass).with_context(|| part_ctx(1))?;
         let files = |name: &str| -> Vec<PathBuf> { parts.iter().map(|d| d.join(name)).collect() };
         let merged = (|| -> std::io::Result<()> {
             write_atomic_as(dir, "articles.jsonl", durability, |w| {

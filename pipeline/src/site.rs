@@ -177,11 +177,6 @@ impl SiteSettings {
         })
     }
 
-    /// The prior of these settings' counts plus `taught`.
-    pub fn prior_with(&self, taught: &PriorCounts) -> Prior {
-        Prior::with_crawl(&self.prior_counts, taught)
-    }
-
     /// Whether a site of `pages` pages is held parsed whole.
     pub fn holds(&self, pages: usize) -> bool {
         self.max_resident_pages == 0 || pages <= self.max_resident_pages
@@ -907,8 +902,7 @@ fn page_level_article(
         ),
         [PageMethod::Page] => {
             let doc = &page.doc;
-            let raw = raw_title(doc);
-            let heading = canopy_metadata::page_heading(doc, &[&raw, &doc.title(), &title]);
+            let heading = page_heading(page, &title);
             let selection = canopy_extract::page(doc, &PageContext { heading, prior });
             let text = clean_selection(
                 doc,
@@ -963,6 +957,13 @@ fn page_level_article(
     article
 }
 
+/// The page's headline: the `<h1>`–`<h3>` that its `og:title`, `<title>`
+/// or the article's cleaned `title` confirms.
+fn page_heading(page: &Page<'_>, title: &str) -> Option<NodeId> {
+    let raw = raw_title(&page.doc);
+    canopy_metadata::page_heading(&page.doc, &[&raw, &page.doc.title(), title])
+}
+
 /// The fallback's selection: anchored at the article's heading when it is
 /// the union of several methods (fallback.rs), then widened to its prose
 /// siblings.
@@ -975,12 +976,7 @@ fn anchored_with_prose(
     // One count of the page's text and link text serves the anchor and the
     // prose siblings.
     let counts = TextCounts::of(&page.doc);
-    let heading = union
-        .then(|| {
-            let raw = raw_title(&page.doc);
-            canopy_metadata::page_heading(&page.doc, &[&raw, &page.doc.title(), title])
-        })
-        .flatten();
+    let heading = union.then(|| page_heading(page, title)).flatten();
     if let Some(heading) = heading {
         // BlockExtractor's text blocks of this page alone: its cross-page
         // pass would read every sibling for each page the wrapper misses.

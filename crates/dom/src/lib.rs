@@ -94,7 +94,7 @@ pub fn contains_any(name: &str, names: &[String]) -> bool {
 /// blog engines tag the article's own container with its taxonomy
 /// (WordPress's `post_class()`: `tag-promotion`, `category-comments`), so a
 /// topic must not drop the article.
-fn is_taxonomy_class(token: &str) -> bool {
+pub fn is_taxonomy_class(token: &str) -> bool {
     ["tag-", "category-"].iter().any(|prefix| {
         token
             .get(..prefix.len())
@@ -167,8 +167,8 @@ pub struct Document {
     pub truncated: bool,
 }
 
-/// Build handles of the elements the drop list names (`drop`) that are
-/// dropped: those holding less than half of the page's text. A name is a
+/// Per build node: whether the drop list (`drop`) names it and it is
+/// dropped, holding less than half of the page's text. A name is a
 /// guess from a word ("menu", "footer", "promo"); an element that holds
 /// most of the page is its layout, whatever it is called (a
 /// `region-body-and-footer` column, a menu script's wrapper of the whole
@@ -179,34 +179,46 @@ fn role_drops(
     drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
 ) -> Vec<bool> {
     let mut dropped = vec![false; build.len()];
-    let mut page = None;
-    for (h, node) in build.iter().enumerate() {
-        if let BuildData::Element { attrs } = &node.data {
-            if drop(attrs) {
-                let page = *page.get_or_insert_with(|| text_bytes(build, 0));
-                dropped[h] = 2 * text_bytes(build, h as u32) < page;
-            }
-        }
+    let named: Vec<usize> = (0..build.len())
+        .filter(|&h| matches!(&build[h].data, BuildData::Element { attrs } if drop(attrs)))
+        .collect();
+    if named.is_empty() {
+        return dropped;
+    }
+    let bytes = text_bytes(build);
+    for h in named {
+        dropped[h] = 2 * bytes[h] < bytes[0];
     }
     dropped
 }
 
-/// Bytes of rendered text in the build subtree at `handle`: text outside
-/// the elements that are never rendered ([`is_dropped_tag`]).
-fn text_bytes(build: &[sink::BuildNode], handle: u32) -> usize {
-    let mut bytes = 0;
-    let mut stack = vec![handle];
-    while let Some(h) = stack.pop() {
+/// Bytes of rendered text in each build node's subtree (text outside the
+/// elements that are never rendered, [`is_dropped_tag`]), in one walk
+/// from the document node; 0 for nodes it does not reach.
+fn text_bytes(build: &[sink::BuildNode]) -> Vec<usize> {
+    // Pre-order with each node's parent in the walk; summed in reverse,
+    // every child comes before its parent.
+    let mut order: Vec<(u32, u32)> = Vec::with_capacity(build.len());
+    let mut stack = vec![(0u32, NONE)];
+    while let Some((h, parent)) = stack.pop() {
+        order.push((h, parent));
         let node = &build[h as usize];
-        match &node.data {
-            BuildData::Text(t) => bytes += t.trim().len(),
-            BuildData::Element { .. } if is_dropped_tag(&node.name.local) => continue,
-            _ => {}
+        if matches!(node.data, BuildData::Element { .. }) && is_dropped_tag(&node.name.local) {
+            continue;
         }
         let mut child = node.first_child;
         while child != NONE {
-            stack.push(child);
+            stack.push((child, h));
             child = build[child as usize].next;
+        }
+    }
+    let mut bytes = vec![0usize; build.len()];
+    for &(h, parent) in order.iter().rev() {
+        if let BuildData::Text(t) = &build[h as usize].data {
+            bytes[h as usize] += t.trim().len();
+        }
+        if parent != NONE {
+            bytes[parent as usize] += bytes[h as usize];
         }
     }
     bytes

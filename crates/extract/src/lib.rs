@@ -45,9 +45,7 @@ pub use blockextractor::{
     DEFAULT_THRESHOLD,
 };
 pub use density::{density, density_text, density_with, Tags as DensityTags};
-pub use page::{
-    name_words, outermost, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence,
-};
+pub use page::{outermost, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence};
 pub use r4::{r4, r4_without_post_process};
 pub use residue::{clean_selection, clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;

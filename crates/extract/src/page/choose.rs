@@ -85,18 +85,24 @@ fn container(doc: &Document, heading: Option<NodeId>, roles: &Roles, value: &[f6
     let body = doc.body();
     let after = heading.unwrap_or(body);
     let depth = |n: NodeId| i32::try_from(doc.node(n).depth).unwrap_or(i32::MAX);
+    // Where each element meets the heading: itself if it holds it, else
+    // where its parent does (parents come first in the arena).
+    let mut meet = vec![body; doc.len()];
+    if let Some(h) = heading {
+        for n in body + 1..doc.node(body).end {
+            meet[n] = match doc.node(n).parent {
+                _ if doc.contains(n, h) => n,
+                Some(p) => meet[p],
+                None => body,
+            };
+        }
+    }
     let score = |n: NodeId| {
         let v = value[n];
         if v <= 0.0 {
             return v;
         }
-        let distance = heading.map_or(0, |h| {
-            let meet = std::iter::once(n)
-                .chain(doc.ancestors(n))
-                .find(|&a| doc.contains(a, h))
-                .unwrap_or(body);
-            depth(h) - depth(meet)
-        });
+        let distance = heading.map_or(0, |h| depth(h) - depth(meet[n]));
         v * (1.0 + NAME_BOOST * roles.weight[n]) * HEADING_DECAY.powi(distance)
     };
     let mut best = body;

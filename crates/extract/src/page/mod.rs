@@ -59,7 +59,7 @@ use canopy_dom::{Document, NodeId};
 
 use blocks::Blocks;
 pub use choose::outermost;
-pub use names::{name_words, Prior, PriorCounts, SiteEvidence};
+pub use names::{Prior, PriorCounts, SiteEvidence};
 use roles::Roles;
 
 /// What the page says about itself besides its tree, and what the crawl

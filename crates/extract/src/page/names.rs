@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use canopy_dom::{Document, NodeId};
+use canopy_dom::{is_taxonomy_class, Document, NodeId};
 use rustc_hash::FxHashMap;
 
 /// Most words taken from one element's names: a utility-class soup
@@ -43,7 +43,7 @@ const MAX_NAME_WEIGHT: f64 = 3.0;
 /// text), lowercased, ASCII words of two letters or more, each once, at
 /// most [`MAX_WORDS`]. Class tokens naming the post's topics (`tag-*`,
 /// `category-*`), as the DOM's drop list skips them, are left out.
-pub fn name_words(doc: &Document, n: NodeId, out: &mut Vec<String>) {
+pub(crate) fn name_words(doc: &Document, n: NodeId, out: &mut Vec<String>) {
     out.clear();
     let id = doc.attr(n, "id").unwrap_or("");
     let class = doc.attr(n, "class").unwrap_or("");
@@ -62,14 +62,6 @@ pub fn name_words(doc: &Document, n: NodeId, out: &mut Vec<String>) {
             break;
         }
     }
-}
-
-fn is_taxonomy_class(token: &str) -> bool {
-    ["tag-", "category-"].iter().any(|prefix| {
-        token
-            .get(..prefix.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
-    })
 }
 
 /// Calls `each` with the lowercase words of `token`.
@@ -218,12 +210,7 @@ impl SiteEvidence {
                 continue;
             };
             name_words(doc, n, &mut words);
-            for w in words.drain(..) {
-                // Most names repeat on a page: look before allocating.
-                if !side.contains(&w) {
-                    side.insert(w);
-                }
-            }
+            side.extend(words.drain(..));
         }
     }
 
@@ -260,7 +247,7 @@ struct WordStats {
     /// 0, a word names article blocks more often than words do.
     weight: f64,
     /// Whether it also names elements that hold articles (the layout:
-    /// `row`, `container`, `wrapper`) on a site in ten or more.
+    /// `row`, `container`, `wrapper`) on [`LAYOUT_SHARE`] of its sites.
     layout: bool,
 }
 
@@ -271,9 +258,10 @@ struct WordStats {
 #[derive(Debug, Clone, Default)]
 pub struct Prior {
     words: FxHashMap<String, WordStats>,
-    /// Words whose article share is at most [`ROLE_SHARE`], longest first:
-    /// also looked for inside compound words the prior does not know
-    /// (`relatedposts`, `sharedaddy`).
+    /// The role words (weight at most [`ROLE_WEIGHT`], not layout) of
+    /// [`MIN_ROLE_SUBWORD`] letters or more, longest first: also looked
+    /// for inside compound words the prior does not know (`relatedposts`,
+    /// `sharedaddy`).
     role_words: Vec<String>,
 }
 
@@ -372,34 +360,29 @@ impl Prior {
         Prior::from_weighted(&[(shipped, 1.0), (crawl, weight)])
     }
 
-    /// Whether the prior knows no word.
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-
-    /// A word's weight: a known word's own; an unknown word holding a role
-    /// word ([`Prior::is_role_word`]) weighs as that word; other unknown
-    /// words 0.
-    pub fn word(&self, word: &str) -> f64 {
-        match self.words.get(word) {
-            Some(s) => s.weight,
-            None => self
-                .role_words
+    /// What the prior knows of `word`: its own stats if it knows it; for an
+    /// unknown word holding a role word, that role word's (`relatedposts`
+    /// weighs as `related`); nothing for other unknown words.
+    fn stats(&self, word: &str) -> Option<WordStats> {
+        self.words.get(word).copied().or_else(|| {
+            self.role_words
                 .iter()
                 .find(|r| word.contains(r.as_str()))
-                .map_or(0.0, |r| self.words[r].weight),
-        }
+                .map(|r| self.words[r])
+        })
     }
 
-    /// Whether `word` names blocks that are almost never article: a known
-    /// word at most [`ROLE_SHARE`] of whose sites use it for article
-    /// blocks, or an unknown word holding such a word of
-    /// [`MIN_ROLE_SUBWORD`] letters or more (`relatedposts`).
+    /// A word's weight ([`Prior::stats`]; 0 for a word the prior knows
+    /// nothing of).
+    pub fn word(&self, word: &str) -> f64 {
+        self.stats(word).map_or(0.0, |s| s.weight)
+    }
+
+    /// Whether `word` names blocks that are almost never article: a role
+    /// word (weight at most [`ROLE_WEIGHT`], not layout), or an unknown
+    /// word holding one of [`MIN_ROLE_SUBWORD`] letters or more.
     pub fn is_role_word(&self, word: &str) -> bool {
-        match self.words.get(word) {
-            Some(s) => s.is_role(),
-            None => self.role_words.iter().any(|r| word.contains(r.as_str())),
-        }
+        self.stats(word).is_some_and(|s| s.is_role())
     }
 
     /// The weight of element `n`'s names: the sum of its words' weights,
@@ -407,7 +390,12 @@ impl Prior {
     /// not the article: one of them is a role word
     /// ([`Prior::is_role_word`]) and the others do not outweigh it
     /// (`related_post`, not `post hentry cat-news`).
-    pub fn element(&self, doc: &Document, n: NodeId, words: &mut NameScratch) -> (f64, bool) {
+    pub(crate) fn element(
+        &self,
+        doc: &Document,
+        n: NodeId,
+        words: &mut NameScratch,
+    ) -> (f64, bool) {
         if self.words.is_empty() {
             return (0.0, false);
         }
@@ -419,7 +407,11 @@ impl Prior {
             let (weight, is_role) = match words.seen.get(w) {
                 Some(&known) => known,
                 None => {
-                    let known = (self.word(w), self.is_role_word(w));
+                    let stats = self.stats(w);
+                    let known = (
+                        stats.map_or(0.0, |s| s.weight),
+                        stats.is_some_and(|s| s.is_role()),
+                    );
                     words.seen.insert(w.clone(), known);
                     known
                 }
@@ -437,7 +429,7 @@ impl Prior {
 /// Scratch space of [`Prior::element`] for one page: the words of the
 /// element at hand, and what the prior said of each word seen so far.
 #[derive(Default)]
-pub struct NameScratch {
+pub(crate) struct NameScratch {
     words: Vec<String>,
     seen: FxHashMap<String, (f64, bool)>,
 }

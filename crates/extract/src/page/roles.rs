@@ -61,8 +61,8 @@ pub(crate) fn is_content_element(doc: &Document, n: NodeId) -> bool {
 /// the page's layout, whatever it is called.
 pub(crate) struct Roles {
     pub boilerplate: Vec<bool>,
-    /// Whether the element is boilerplate by the markup's own words
-    /// ([`is_page_furniture`]), not only by its names.
+    /// Whether the element is boilerplate by its markup or shape
+    /// ([`is_page_furniture`], [`is_teaser_list`]), not only by its names.
     pub furniture: Vec<bool>,
     pub weight: Vec<f64>,
 }
@@ -115,11 +115,11 @@ const TEASER_CHARS: u32 = 600;
 
 /// Whether `n` is a list of teasers: at least [`TEASER_ITEMS`] children of
 /// one shape (tag and class) making most of its children and holding half
-/// of its text or more, two thirds of which are short ([`TEASER_CHARS`]) and hold a link that is a fair part
-/// of their text (a headline: a sixth or more). Related posts, "more
-/// news", a blog module's latest posts: other pages' headlines and blurbs,
-/// whatever the page calls them. A run of paragraphs is one shape too, but
-/// never a list of teasers.
+/// of its text or more, two thirds of which are short ([`TEASER_CHARS`])
+/// and hold a link that is a fair part of their text (a headline: a sixth
+/// or more). Related posts, "more news", a blog module's latest posts:
+/// other pages' headlines and blurbs, whatever the page calls them. A run
+/// of paragraphs is one shape too, but never a list of teasers.
 pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> bool {
     let children: Vec<NodeId> = doc
         .children(n)
