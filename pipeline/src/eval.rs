@@ -120,23 +120,32 @@ impl MethodResult {
     }
 }
 
-/// Reads `dir/manifest.tsv` and every page's gold text.
-pub fn read_manifest(dir: &Path) -> anyhow::Result<Vec<GoldPage>> {
+/// The rows of `dir/manifest.tsv` (a header line, tab-separated, no
+/// quoting), read as `T`: the columns it names, the others ignored.
+fn manifest_rows<T: serde::de::DeserializeOwned>(dir: &Path) -> anyhow::Result<Vec<T>> {
     let path = dir.join("manifest.tsv");
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b'\t')
         .quoting(false)
         .from_path(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
+    let rows = reader
+        .deserialize::<T>()
+        .collect::<Result<Vec<T>, _>>()
+        .with_context(|| format!("bad line in {}", path.display()))?;
+    anyhow::ensure!(!rows.is_empty(), "{} lists no pages", path.display());
+    Ok(rows)
+}
+
+/// Reads `dir/manifest.tsv` and every page's gold text.
+pub fn read_manifest(dir: &Path) -> anyhow::Result<Vec<GoldPage>> {
     let mut pages = Vec::new();
-    for row in reader.deserialize::<ManifestPage>() {
-        let page = row.with_context(|| format!("bad line in {}", path.display()))?;
+    for page in manifest_rows::<ManifestPage>(dir)? {
         let gold_path = dir.join(&page.gold);
         let gold = std::fs::read_to_string(&gold_path)
             .with_context(|| format!("cannot read gold file {}", gold_path.display()))?;
         pages.push(GoldPage { page, gold });
     }
-    anyhow::ensure!(!pages.is_empty(), "{} lists no pages", path.display());
     Ok(pages)
 }
 
@@ -436,16 +445,7 @@ pub fn render_markdown(corpus: &str, pages: &[GoldPage], results: &[MethodResult
         groups.len()
     );
     md.push_str(&main_table(results));
-    let versions: Vec<&str> = results
-        .iter()
-        .filter_map(|r| r.version.as_deref())
-        .collect();
-    if !versions.is_empty() {
-        md.push_str(&format!(
-            "\nPeers: {}. Their pages/s come from their own timing.json.\n",
-            versions.join(", ")
-        ));
-    }
+    md.push_str(&peers_note(results));
 
     let min = if sites.len() > MANY_SITES {
         MIN_SITE_PAGES
@@ -612,6 +612,21 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
         |dir| write_csv(dir, &pages, &results),
         &md,
         &main_table(&results),
+    )
+}
+
+/// The note under a table naming the peers' versions ("" without peers).
+fn peers_note<S>(results: &[MethodResult<S>]) -> String {
+    let versions: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r.version.as_deref())
+        .collect();
+    if versions.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nPeers: {}. Their pages/s come from their own timing.json.\n",
+        versions.join(", ")
     )
 }
 

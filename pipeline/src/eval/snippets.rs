@@ -17,7 +17,10 @@ use anyhow::Context;
 use canopy_score::{snippet_counts, SnippetCounts};
 use serde::Deserialize;
 
-use super::{peer_outputs, report, run_outputs, start_threads, MethodResult, Outputs, Setup};
+use super::{
+    manifest_rows, peer_outputs, peers_note, report, run_outputs, start_threads, MethodResult,
+    Outputs, Setup,
+};
 
 /// The file whose presence makes a corpus a snippet corpus.
 pub const SNIPPETS: &str = "snippets.jsonl";
@@ -65,15 +68,8 @@ pub fn read_pages(dir: &Path) -> anyhow::Result<Vec<SnippetPage>> {
         snippets.insert(s.id.clone(), s);
     }
 
-    let manifest = dir.join("manifest.tsv");
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(b'\t')
-        .quoting(false)
-        .from_path(&manifest)
-        .with_context(|| format!("cannot read {}", manifest.display()))?;
     let mut pages = Vec::new();
-    for row in reader.deserialize::<ManifestRow>() {
-        let row = row.with_context(|| format!("bad line in {}", manifest.display()))?;
+    for row in manifest_rows::<ManifestRow>(dir)? {
         let s = snippets
             .remove(&row.id)
             .with_context(|| format!("{} has no snippets for page {}", path.display(), row.id))?;
@@ -85,7 +81,6 @@ pub fn read_pages(dir: &Path) -> anyhow::Result<Vec<SnippetPage>> {
             without: s.without,
         });
     }
-    anyhow::ensure!(!pages.is_empty(), "{} lists no pages", manifest.display());
     Ok(pages)
 }
 
@@ -175,16 +170,7 @@ pub fn render_markdown(
         sites.len(),
     );
     md.push_str(&main_table(results));
-    let versions: Vec<&str> = results
-        .iter()
-        .filter_map(|r| r.version.as_deref())
-        .collect();
-    if !versions.is_empty() {
-        md.push_str(&format!(
-            "\nPeers: {}. Their pages/s come from their own timing.json.\n",
-            versions.join(", ")
-        ));
-    }
+    md.push_str(&peers_note(results));
     md.push_str(skipped);
     md
 }

@@ -46,18 +46,16 @@ fn article(corpus: &str, id: &str) -> String {
             prior: &prior,
         },
     );
-    let clean = CleanOptions {
+    text_of(&doc, &selection, &fallback_cleaning())
+}
+
+/// The pipeline's cleaning of a page-level selection: the defaults but
+/// template residue (a single page has no siblings to find it with).
+fn fallback_cleaning() -> CleanOptions {
+    CleanOptions {
         residue: false,
         ..CleanOptions::default()
-    };
-    let text = clean_selection(
-        &doc,
-        &selection.roots,
-        &selection.pruned,
-        &Residue::default(),
-        &clean,
-    );
-    collapse_whitespace(&text)
+    }
 }
 
 /// A trafbench page's `with` and `without` snippets, white space collapsed.
@@ -196,15 +194,22 @@ fn find(doc: &Document, id: &str) -> NodeId {
         .unwrap()
 }
 
-fn text_of(doc: &Document, selection: &PageSelection) -> String {
+/// The selection's text, cleaned with `clean`, white space collapsed.
+fn text_of(doc: &Document, selection: &PageSelection, clean: &CleanOptions) -> String {
     let text = clean_selection(
         doc,
         &selection.roots,
         &selection.pruned,
         &Residue::default(),
-        &CleanOptions::none(),
+        clean,
     );
     collapse_whitespace(&text)
+}
+
+/// The page-level selection of `doc`, its first `<h1>` the heading.
+fn select(doc: &Document, prior: &Prior) -> PageSelection {
+    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
+    page(doc, &PageContext { heading, prior })
 }
 
 const PARAGRAPH: &str = "A paragraph of the story, long enough to be prose, with a clause or \
@@ -228,17 +233,10 @@ fn teasers_of_other_pages_are_not_the_article() {
     let counts = crate::TextCounts::of(&doc);
     assert!(roles::is_teaser_list(&doc, find(&doc, "more"), &counts));
     assert!(!roles::is_teaser_list(&doc, find(&doc, "main"), &counts));
-    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
-    let prior = Prior::default();
     let text = text_of(
         &doc,
-        &page(
-            &doc,
-            &PageContext {
-                heading,
-                prior: &prior,
-            },
-        ),
+        &select(&doc, &Prior::default()),
+        &CleanOptions::none(),
     );
     assert!(text.contains("full stop"), "{text}");
     assert!(!text.contains("headline"), "{text}");
@@ -253,26 +251,8 @@ fn loose_lines_and_orphan_labels_go_once_the_article_is_in_paragraphs() {
          </div></body>"
     );
     let doc = parse(&html);
-    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
     let prior = Prior::default();
-    let selection = page(
-        &doc,
-        &PageContext {
-            heading,
-            prior: &prior,
-        },
-    );
-    let clean = CleanOptions {
-        residue: false,
-        ..CleanOptions::default()
-    };
-    let text = clean_selection(
-        &doc,
-        &selection.roots,
-        &selection.pruned,
-        &Residue::default(),
-        &clean,
-    );
+    let text = text_of(&doc, &select(&doc, &prior), &fallback_cleaning());
     assert!(text.contains("full stop"), "{text}");
     // The byline is loose text beside the paragraphs; the list of links
     // goes by its link density, and then its label heads nothing.
@@ -284,17 +264,7 @@ fn loose_lines_and_orphan_labels_go_once_the_article_is_in_paragraphs() {
          <p>{PARAGRAPH}</p></div></body>"
     );
     let doc = parse(&short);
-    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
-    let text = text_of(
-        &doc,
-        &page(
-            &doc,
-            &PageContext {
-                heading,
-                prior: &prior,
-            },
-        ),
-    );
+    let text = text_of(&doc, &select(&doc, &prior), &CleanOptions::none());
     assert!(text.contains("loose text that is kept"), "{text}");
 }
 
@@ -322,17 +292,10 @@ fn a_named_box_goes_at_the_articles_ends_not_between_its_paragraphs() {
          </div></body>"
     );
     let doc = parse(&html);
-    let heading = (0..doc.len()).find(|&n| doc.tag(n) == "h1");
-    let selection = page(
-        &doc,
-        &PageContext {
-            heading,
-            prior: &prior,
-        },
-    );
+    let selection = select(&doc, &prior);
     assert!(selection.pruned.contains(&find(&doc, "end")));
     assert!(!selection.pruned.contains(&find(&doc, "middle")));
-    let text = text_of(&doc, &selection);
+    let text = text_of(&doc, &selection, &CleanOptions::none());
     assert!(
         text.contains("figure in the middle") && !text.contains("networks"),
         "{text}"
