@@ -75,6 +75,9 @@ pub struct ForestConfig {
     pub untyped: canopy_forest::Untyped,
     /// Most pages a cluster's wrapper is learned from (0: all).
     pub max_learn_pages: usize,
+    /// Each wrapper is checked against the page-level path on pages of its
+    /// cluster, which serves them when it wins.
+    pub validate: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

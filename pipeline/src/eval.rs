@@ -17,6 +17,7 @@
 //! Methods that read feeds are left out, with a note, on a corpus without a
 //! `feeds/` folder.
 
+mod clusters;
 mod snippets;
 
 use std::collections::{BTreeMap, HashMap};
@@ -88,6 +89,8 @@ pub struct MethodResult<S = PageScore> {
     pub pages_per_s: Option<f64>,
     /// A version note for peers (`trafilatura 2.3.1`).
     pub version: Option<String>,
+    /// Where a site-level method put each page (empty for others).
+    pub clusters: Clusters,
 }
 
 impl<S> MethodResult<S> {
@@ -105,6 +108,7 @@ impl<S> MethodResult<S> {
             pages,
             pages_per_s: outputs.pages_per_s,
             version: outputs.version,
+            clusters: outputs.clusters,
         }
     }
 
@@ -189,6 +193,18 @@ pub struct Outputs {
     pub pages_per_s: Option<f64>,
     /// A version note for peers (`trafilatura 2.3.1`).
     pub version: Option<String>,
+    /// The run's clusters (empty for peers).
+    pub clusters: Clusters,
+}
+
+/// The template clusters of a run: each page's, and each cluster's
+/// wrapper check (`summary.csv`'s `check`).
+#[derive(Debug, Clone, Default)]
+pub struct Clusters {
+    /// Per page, in the order asked for: its cluster ("" for none).
+    pub of_page: Vec<String>,
+    /// Per cluster with a checked wrapper: the decision.
+    pub checks: HashMap<String, String>,
 }
 
 /// Whether `method` reads the corpus's `feeds/` under `config`.
@@ -230,6 +246,18 @@ pub fn run_outputs(
             None => (String::new(), "none".to_string()),
         })
         .collect();
+    let clusters = Clusters {
+        of_page: record_ids
+            .iter()
+            .map(|id| {
+                articles
+                    .get(record_key(id))
+                    .map(|a| a.cluster.clone())
+                    .unwrap_or_default()
+            })
+            .collect(),
+        checks: read_checks(&out_dir.path().join("summary.csv"))?,
+    };
     // Coverage with feed signifiers is not the default coverage: say so.
     let name = if config.signifiers.source == SignifierSource::Feeds
         && method.is_site_level()
@@ -244,7 +272,27 @@ pub fn run_outputs(
         pages: texts,
         pages_per_s: Some(out_articles.len() as f64 / seconds.max(1e-9)),
         version: None,
+        clusters,
     })
+}
+
+/// Each checked cluster's decision, from a run's `summary.csv`.
+fn read_checks(path: &Path) -> anyhow::Result<HashMap<String, String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        cluster: String,
+        check: String,
+    }
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut checks = HashMap::new();
+    for row in reader.deserialize::<Row>() {
+        let row = row.with_context(|| format!("invalid row in {}", path.display()))?;
+        if !row.check.is_empty() {
+            checks.insert(row.cluster, row.check);
+        }
+    }
+    Ok(checks)
 }
 
 /// Scores `outputs` (in manifest order) against the gold texts.
@@ -311,6 +359,7 @@ pub fn peer_outputs(dir: &Path, ids: &[&str]) -> anyhow::Result<Vec<Outputs>> {
             pages: texts,
             pages_per_s,
             version: version.map(|v| format!("{tool} {v}")),
+            clusters: Clusters::default(),
         });
     }
     Ok(results)
@@ -446,6 +495,7 @@ pub fn render_markdown(corpus: &str, pages: &[GoldPage], results: &[MethodResult
     );
     md.push_str(&main_table(results));
     md.push_str(&peers_note(results));
+    md.push_str(&clusters::section(pages, results));
 
     let min = if sites.len() > MANY_SITES {
         MIN_SITE_PAGES
@@ -698,6 +748,48 @@ mod tests {
     }
 
     #[test]
+    fn clusters_are_compared_with_the_page_level_path_and_the_groups() {
+        // Three pages of one template group: the run put two in cluster
+        // s1/0 (a checked wrapper) and one in s1/1.
+        let pages = vec![
+            page("p1", "s1", "s1@1"),
+            page("p2", "s1", "s1@1"),
+            page("p3", "s1", "s1@1"),
+        ];
+        let result = |name: &str, texts: [&str; 3], clusters: Clusters| MethodResult {
+            name: name.into(),
+            pages: texts
+                .iter()
+                .map(|t| (score_page(t, "a b c"), name.to_string()))
+                .collect(),
+            pages_per_s: None,
+            version: None,
+            clusters,
+        };
+        let forest = result(
+            "forest",
+            ["a b", "a b c", "a b c"],
+            Clusters {
+                of_page: vec!["s1/0".into(), "s1/0".into(), "s1/1".into()],
+                checks: [("s1/0".to_string(), "agree".to_string())].into(),
+            },
+        );
+        let page_level = result("page", ["a b c", "a b c", "x"], Clusters::default());
+        let md = render_markdown("c", &pages, &[forest, page_level]);
+        // s1/0: the wrapper's mean F1 (0.5 + 1) / 2 against the page-level
+        // path's 1.
+        assert!(md.contains("on 1 it is lower"), "{md}");
+        assert!(
+            md.contains("| s1/0 | 2 | agree | 0.833 | 1.000 | -0.167 |"),
+            "{md}"
+        );
+        // One group over two clusters: purity 1, completeness 2/3.
+        assert!(md.contains("purity 1.000"), "{md}");
+        assert!(md.contains("completeness 0.667"), "{md}");
+        assert!(md.contains("- s1@1 on s1: s1/0 2, s1/1 1"), "{md}");
+    }
+
+    #[test]
     fn tables_list_methods_and_breakdowns() {
         let pages = vec![page("p1", "s1", "s1@1"), page("p2", "s1", "s1@2")];
         let results = vec![MethodResult {
@@ -708,6 +800,7 @@ mod tests {
             ],
             pages_per_s: Some(10.0),
             version: None,
+            clusters: Clusters::default(),
         }];
         let md = render_markdown("c", &pages, &results);
         assert!(

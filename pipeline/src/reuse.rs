@@ -104,6 +104,7 @@ impl NewWrapper<'_> {
             template: encode_sketch(self.sketch),
             learned_on: self.learned_on,
             quality: self.quality,
+            check: None,
         }
     }
 }

@@ -20,15 +20,15 @@ use canopy_cluster::{
 };
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{
-    clean_selection, clean_text, CleanOptions, Kept, PageContext, Prior, PriorCounts, Residue,
-    SiteEvidence, TextCounts,
+    check_wrapper, clean_selection, clean_text, CleanOptions, Extraction, Kept, PageContext, Prior,
+    PriorCounts, Residue, SiteEvidence, TextCounts,
 };
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
-use canopy_signifiers::{top_k_tfidf, Analyzer, Language, Stems, TermId};
-use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
+use canopy_signifiers::{top_k_tfidf, top_k_tfidf_among, Analyzer, Language, Stems, TermId};
+use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperCheck, WrapperRecord};
 
 use crate::backlog::Backlog;
 use crate::config::{Config, Format, SignifierSource};
@@ -93,6 +93,9 @@ pub struct SiteSettings {
     /// `extract.prior_pages`: pages of a cluster whose wrapper selection
     /// teaches the prior.
     pub prior_pages: usize,
+    /// `forest.validate`: each wrapper is checked against the page-level
+    /// path ([`check_wrapper`]).
+    pub validate: bool,
 }
 
 /// The renderings of an article written besides its text (`--format`).
@@ -174,6 +177,7 @@ impl SiteSettings {
             prior_counts: Arc::new(prior_counts),
             crawl_prior: config.extract.crawl_prior,
             prior_pages: config.extract.prior_pages,
+            validate: config.forest.validate,
         })
     }
 
@@ -342,6 +346,7 @@ fn page_level_site(
         wrapper_matches: 0,
         fallbacks: served,
         wrapper: WrapperStatus::None.name().to_string(),
+        check: String::new(),
     });
     Ok(())
 }
@@ -429,9 +434,16 @@ struct Chosen {
     selections: Vec<Selection>,
 }
 
-/// The cleaned text a wrapper selects on a page ("" = no match), and the
-/// nodes it selected.
-type Selection = (String, Vec<NodeId>);
+/// What a wrapper selects on a page.
+struct Selection {
+    /// The cleaned text ("" = no match).
+    text: String,
+    /// The nodes it selected.
+    nodes: Vec<NodeId>,
+    /// The page furniture inside them, left out
+    /// ([`canopy_extract::furniture_within`]).
+    furniture: Vec<NodeId>,
+}
 
 /// What `wrapper` selects on a page.
 fn wrapper_selection(
@@ -441,8 +453,13 @@ fn wrapper_selection(
     settings: &SiteSettings,
 ) -> Selection {
     let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
-    let text = clean_text(&page.doc, &nodes, residue, &settings.clean);
-    (text, nodes)
+    let furniture = canopy_extract::furniture_within(&page.doc, &nodes);
+    let text = clean_selection(&page.doc, &nodes, &furniture, residue, &settings.clean);
+    Selection {
+        text,
+        nodes,
+        furniture,
+    }
 }
 
 /// The length of a text a wrapper selected, for its quality (`None`: no
@@ -458,6 +475,7 @@ fn text_chars(text: &str) -> Option<usize> {
 fn choose_wrapper(
     c: &ClusterPages<'_, '_>,
     known: &[&Page<'_>],
+    background: &[&Page<'_>],
     signatures: &[&Signature],
     residue: &Residue,
     settings: &SiteSettings,
@@ -488,7 +506,7 @@ fn choose_wrapper(
                 });
                 let chars: Vec<usize> = selections
                     .iter()
-                    .filter_map(|(text, _)| text_chars(text))
+                    .filter_map(|s| text_chars(&s.text))
                     .collect();
                 let now = canopy_reuse::quality(known.len(), &chars);
                 if canopy_reuse::check_drift(&saved.record.quality, &now, &reuse.thresholds)
@@ -518,6 +536,7 @@ fn choose_wrapper(
     let wrapper = if may_learn && c.members.len() >= 2 {
         learn(
             &evenly_spaced(known, settings.max_learn_pages),
+            background,
             settings,
             c.backlog,
         )
@@ -540,6 +559,27 @@ fn choose_wrapper(
     }
 }
 
+/// The site's other pages whose terms count in a small cluster's idf
+/// ([`canopy_signifiers::top_k_tfidf_among`]): none for a cluster of
+/// [`SMALL_CLUSTER`] pages or more, else up to [`BACKGROUND_PAGES`] of the
+/// site's pages outside the cluster, evenly spaced in URL order.
+fn background_pages(c: &ClusterPages<'_, '_>) -> Vec<usize> {
+    if c.members.len() >= SMALL_CLUSTER {
+        return Vec::new();
+    }
+    let others: Vec<usize> = (0..c.pages.len())
+        .filter(|i| c.members.binary_search(i).is_err())
+        .collect();
+    evenly_spaced(&others, BACKGROUND_PAGES)
+}
+
+/// Clusters of fewer pages than this count the site's other pages in
+/// their idf.
+const SMALL_CLUSTER: usize = 5;
+
+/// Most pages of the site outside a small cluster counted in its idf.
+const BACKGROUND_PAGES: usize = 20;
+
 /// Finds the cluster's wrapper (saved, or learned from two pages or more)
 /// and extracts its pages; returns the saved wrapper it reused or replaced.
 fn process_cluster(
@@ -561,39 +601,61 @@ fn process_cluster(
     // the pages learning read when they are all of the cluster's (with a
     // reused wrapper's selections from its drift check), else read back
     // a chunk at a time, once the learning sample is freed.
-    let (titles, residue, chosen, extracted) = c.pages.with(&known, |held| {
-        let titles: Vec<String> = held.iter().map(|p| raw_title(&p.doc)).collect();
-        let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
-        let residue = Residue::learn(&docs);
-        let mut chosen = choose_wrapper(c, held, &signatures, &residue, settings);
-        if known.len() < c.members.len() {
-            // The sample's selections are not needed past here.
-            chosen.selections = Vec::new();
-            return (titles, residue, chosen, None);
-        }
-        let sibling_titles: Vec<&str> = titles.iter().map(String::as_str).collect();
-        let extracted = {
-            let mut selections = std::mem::take(&mut chosen.selections).into_iter();
-            let items = held.iter().map(|page| (page, selections.next()));
-            c.backlog.map(items, |(page, selection)| {
-                let wrapper = chosen.wrapper.as_ref();
-                let selection = selection
-                    .unwrap_or_else(|| wrapper_selection(wrapper, page, &residue, settings));
-                extract_page(
-                    c,
-                    wrapper,
-                    selection,
-                    &sibling_titles,
-                    page,
-                    &residue,
-                    settings,
-                )
+    let background = background_pages(c);
+    let (titles, residue, chosen, check, extracted) =
+        c.pages.with(&background, |background| {
+            c.pages.with(&known, |held| {
+                let titles: Vec<String> = held.iter().map(|p| raw_title(&p.doc)).collect();
+                let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
+                let residue = Residue::learn(&docs);
+                let sibling_titles: Vec<&str> = titles.iter().map(String::as_str).collect();
+                let mut chosen =
+                    choose_wrapper(c, held, background, &signatures, &residue, settings);
+                let check = match &chosen.wrapper {
+                    Some(w) if settings.validate => Some(check_against_page_path(
+                        c,
+                        w,
+                        held,
+                        &sibling_titles,
+                        &residue,
+                        settings,
+                    )),
+                    _ => None,
+                };
+                if check.as_ref().is_some_and(|c| !c.wrapper_serves()) {
+                    // The page-level path serves: a reused wrapper's selections are
+                    // not the articles.
+                    chosen.selections = Vec::new();
+                }
+                if known.len() < c.members.len() {
+                    // The sample's selections are not needed past here.
+                    chosen.selections = Vec::new();
+                    return (titles, residue, chosen, check, None);
+                }
+                let mut selections = std::mem::take(&mut chosen.selections).into_iter();
+                let serve = serving(&chosen, check.as_ref());
+                let extracted = {
+                    let items = held.iter().map(|page| (page, selections.next()));
+                    c.backlog.map(items, |(page, selection)| {
+                        let selection = selection.unwrap_or_else(|| {
+                            wrapper_selection(serve.wrapper, page, &residue, settings)
+                        });
+                        extract_page(
+                            c,
+                            serve,
+                            selection,
+                            &sibling_titles,
+                            page,
+                            &residue,
+                            settings,
+                        )
+                    })
+                };
+                (titles, residue, chosen, check, Some(extracted))
             })
-        };
-        (titles, residue, chosen, Some(extracted))
-    })?;
+        })??;
     let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
-    let wrapper = chosen.wrapper.as_ref();
+    let serve = serving(&chosen, check.as_ref());
     let mut articles = ArticleSink::new(c.spill, cluster);
     let mut served = 0;
     let mut fallbacks = 0;
@@ -622,15 +684,15 @@ fn process_cluster(
         None => c.pages.visit(
             c.members,
             |page| {
-                let selection = wrapper_selection(wrapper, page, &residue, settings);
-                extract_page(c, wrapper, selection, &titles, page, &residue, settings)
+                let selection = wrapper_selection(serve.wrapper, page, &residue, settings);
+                extract_page(c, serve, selection, &titles, page, &residue, settings)
             },
             &mut take,
         )?,
     }
     out.articles = articles.finish()?;
     out.evidence = evidence;
-    let record = match (chosen.reused, wrapper) {
+    let record = match (chosen.reused, chosen.wrapper.as_ref()) {
         (Some(reused), _) => Some(reused),
         (None, Some(w)) => {
             let sketch = canopy_reuse::template_sketch(&signatures);
@@ -651,14 +713,24 @@ fn process_cluster(
                     signifiers: settings.signifiers.name(),
                     sketch: &sketch,
                     learned_on,
-                    quality: canopy_reuse::quality(c.members.len(), &chars),
+                    quality: match &check {
+                        // What it selected on the pages it was checked on.
+                        Some(check) if !check.wrapper_serves() => {
+                            canopy_reuse::quality(check.figures.pages, &check.wrapper_text_chars)
+                        }
+                        _ => canopy_reuse::quality(c.members.len(), &chars),
+                    },
                 }
                 .record(),
             )
         }
         (None, None) => None,
     };
-    out.wrappers.extend(record);
+    let summary_check = check.as_ref().map(|c| c.figures.decision.clone());
+    out.wrappers.extend(record.map(|mut r| {
+        r.check = check.map(|c| c.figures);
+        r
+    }));
     out.summary.push(SummaryRow {
         site: site.to_string(),
         cluster: cluster.to_string(),
@@ -666,8 +738,162 @@ fn process_cluster(
         wrapper_matches: served,
         fallbacks,
         wrapper: chosen.status.name().to_string(),
+        check: summary_check.unwrap_or_default(),
     });
     Ok(chosen.claimed)
+}
+
+/// Pages of a cluster its wrapper is checked on: enough for the lines
+/// that siblings repeat to show, few enough that the check stays a small
+/// share of the cluster's work (each is extracted once more, by the
+/// page-level path).
+const CHECK_PAGES: usize = 4;
+
+/// A wrapper's check against the page-level path, and what the wrapper
+/// selected on the pages it was checked on.
+struct Checked {
+    figures: WrapperCheck,
+    /// The length of the wrapper's text on each checked page it matched.
+    wrapper_text_chars: Vec<usize>,
+}
+
+impl Checked {
+    fn wrapper_serves(&self) -> bool {
+        self.figures.decision != "page"
+    }
+}
+
+/// The wrapper that serves a cluster's pages: the one chosen, unless its
+/// check gave them to the page-level path.
+fn serving<'w>(chosen: &'w Chosen, check: Option<&Checked>) -> Serve<'w> {
+    Serve {
+        wrapper: chosen
+            .wrapper
+            .as_ref()
+            .filter(|_| check.is_none_or(Checked::wrapper_serves)),
+        median_chars: check.map_or(0, |c| median(&c.wrapper_text_chars)),
+    }
+}
+
+/// The median of `values` (the lower one of an even count); 0 for none.
+fn median(values: &[usize]) -> usize {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted
+        .get(sorted.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
+}
+
+/// `wrapper` checked against the page-level path (`extract.fallback`) on
+/// up to [`CHECK_PAGES`] of `held` (the cluster's pages, or its learning
+/// sample), evenly spaced ([`check_wrapper`]).
+fn check_against_page_path(
+    c: &ClusterPages<'_, '_>,
+    wrapper: &Wrapper,
+    held: &[&Page<'_>],
+    titles: &[&str],
+    residue: &Residue,
+    settings: &SiteSettings,
+) -> Checked {
+    let pages = evenly_spaced(held, CHECK_PAGES);
+    let pairs = c.backlog.map(&pages, |page| {
+        let title = article_title(page, c.site, titles);
+        both_extractions(page, wrapper, &title, c.siblings, residue, settings)
+    });
+    let (by_wrapper, by_page): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+    Checked {
+        figures: check_wrapper(&as_extractions(&by_wrapper), &as_extractions(&by_page)),
+        wrapper_text_chars: by_wrapper
+            .iter()
+            .filter_map(|(text, _)| text_chars(text))
+            .collect(),
+    }
+}
+
+/// A page's text and link share by `wrapper`, and by the page-level path
+/// (`extract.fallback`), for [`check_wrapper`].
+fn both_extractions(
+    page: &Page<'_>,
+    wrapper: &Wrapper,
+    title: &str,
+    siblings: &[&Page<'_>],
+    residue: &Residue,
+    settings: &SiteSettings,
+) -> ((String, f64), (String, f64)) {
+    let by_wrapper = wrapper_selection(Some(wrapper), page, residue, settings);
+    let (text, nodes, _, _) = page_level_selection(
+        page,
+        &settings.fallback,
+        title,
+        siblings,
+        Role::Fallback(&settings.clean),
+        &settings.prior,
+    );
+    let counts = TextCounts::of(&page.doc);
+    let wrapper_links = link_share(&counts, &by_wrapper.nodes);
+    (
+        (by_wrapper.text, wrapper_links),
+        (text, link_share(&counts, &nodes)),
+    )
+}
+
+/// Texts and link shares as [`Extraction`]s.
+fn as_extractions(side: &[(String, f64)]) -> Vec<Extraction<'_>> {
+    side.iter()
+        .map(|(text, link_share)| Extraction {
+            text,
+            link_share: *link_share,
+        })
+        .collect()
+}
+
+/// The share of the text of `nodes` that is link text.
+fn link_share(counts: &TextCounts, nodes: &[NodeId]) -> f64 {
+    let chars: u64 = nodes.iter().map(|&n| u64::from(counts.chars(n))).sum();
+    let links: u64 = nodes.iter().map(|&n| u64::from(counts.link_chars(n))).sum();
+    if chars == 0 {
+        0.0
+    } else {
+        links as f64 / chars as f64
+    }
+}
+
+/// A wrapper text shorter than this share of the template's median is
+/// checked against the page-level path ([`Serve::is_short`]). On the dev
+/// corpora the shortest texts wrappers select are 0.03–0.19 of their
+/// cluster's median, and are short posts: the share is just above them.
+const SHORT_SHARE: f64 = 0.2;
+
+/// The page-level path serves a page whose wrapper text is short when its
+/// own text reaches this share of the template's median: then the wrapper
+/// missed this page's article (a page of another type, a gallery), rather
+/// than the article being short. On the dev corpora's short wrapper texts
+/// the page-level path's text stays under a fifth of the median.
+const TYPICAL_SHARE: f64 = 0.5;
+
+/// How a cluster's pages are served.
+#[derive(Clone, Copy)]
+struct Serve<'w> {
+    /// The wrapper serving them (`None`: the page-level path serves all).
+    wrapper: Option<&'w Wrapper>,
+    /// The median length of the wrapper's text (characters) on the pages
+    /// it was checked on; 0: unknown.
+    median_chars: usize,
+}
+
+impl Serve<'_> {
+    /// Whether a wrapper text of `chars` characters is far shorter than
+    /// the template's typical one.
+    fn is_short(&self, chars: usize) -> bool {
+        self.median_chars > 0 && (chars as f64) < SHORT_SHARE * self.median_chars as f64
+    }
+
+    /// Whether a text of `chars` characters is a typical article's length
+    /// for the template.
+    fn is_typical(&self, chars: usize) -> bool {
+        chars as f64 >= TYPICAL_SHARE * self.median_chars as f64
+    }
 }
 
 /// A page's article and whether the wrapper served it, or its reject.
@@ -681,19 +907,24 @@ type PageArticle = Result<(Article, bool), Box<Reject>>;
 #[allow(clippy::too_many_arguments)]
 fn extract_page(
     c: &ClusterPages<'_, '_>,
-    wrapper: Option<&Wrapper>,
-    (text, nodes): Selection,
+    serve: Serve<'_>,
+    Selection {
+        text,
+        nodes,
+        furniture,
+    }: Selection,
     titles: &[&str],
     page: &Page<'_>,
     residue: &Residue,
     settings: &SiteSettings,
 ) -> (Option<usize>, PageArticle, Option<SiteEvidence>) {
     let (site, cluster) = (c.site, c.cluster);
+    let wrapper = serve.wrapper;
     let chars = text_chars(&text);
     let teaches = !text.is_empty()
         && c.members[..settings.prior_pages.min(c.members.len())].contains(&page.index);
     let evidence = teaches.then(|| {
-        let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean);
+        let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean).with_pruned(&furniture);
         let mut seen = SiteEvidence::default();
         seen.add_page(&page.doc, &nodes, &|n| kept.keeps(n));
         seen
@@ -711,8 +942,9 @@ fn extract_page(
             Ok(())
         }
     };
+    let short = chars.is_some_and(|n| serve.is_short(n));
     let article = over_budget().and_then(|()| {
-        if text.is_empty() {
+        if text.is_empty() || short {
             let article = page_level_article(
                 site,
                 cluster,
@@ -725,7 +957,9 @@ fn extract_page(
                 &settings.prior,
             );
             over_budget()?;
-            return Ok((article, false));
+            if text.is_empty() || serve.is_typical(article.text.chars().count()) {
+                return Ok((article, false));
+            }
         }
         let title = article_title(page, site, titles);
         let mut article = Article {
@@ -744,7 +978,7 @@ fn extract_page(
         add_renderings(
             &mut article,
             page,
-            (&nodes, &[]),
+            (&nodes, &furniture),
             residue,
             &settings.clean,
             settings.render,
@@ -755,15 +989,22 @@ fn extract_page(
 }
 
 /// Forest over the cluster's pages: terms of every text node, signifiers,
-/// ranking.
-fn learn(pages: &[&Page<'_>], settings: &SiteSettings, backlog: &Backlog) -> Option<Wrapper> {
+/// ranking. The idf of the signifiers counts the `background` pages too
+/// (other pages of the site, for a small cluster).
+fn learn(
+    pages: &[&Page<'_>],
+    background: &[&Page<'_>],
+    settings: &SiteSettings,
+    backlog: &Backlog,
+) -> Option<Wrapper> {
     // The cluster's own analyzer: term ids are only compared within a
     // cluster, and no result depends on their values.
     let mut analyzer = Analyzer::new();
     // The pages are analyzed in parallel (else this is a large site's
     // longest serial step), each by its thread's analyzer, then take the
     // cluster analyzer's ids page after page: the ids one pass would give.
-    let analyzed: Vec<(NodeTerms, Stems)> = backlog.map(pages, |p| {
+    let all: Vec<&Page<'_>> = pages.iter().chain(background).copied().collect();
+    let analyzed: Vec<(NodeTerms, Stems)> = backlog.map(&all, |p| {
         Analyzer::with_thread_analyzer(|thread_analyzer| {
             let mut buf: Vec<TermId> = Vec::new();
             let mut terms = NodeTerms::build(&p.doc, |text, out| {
@@ -775,7 +1016,7 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings, backlog: &Backlog) -> Opt
             (terms, stems)
         })
     });
-    let terms: Vec<NodeTerms> = analyzed
+    let mut terms: Vec<NodeTerms> = analyzed
         .into_iter()
         .map(|(mut terms, stems)| {
             let ids = analyzer.adopt(&stems);
@@ -783,7 +1024,7 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings, backlog: &Backlog) -> Opt
             terms
         })
         .collect();
-    let bags: Vec<Vec<TermId>> = pages
+    let bags: Vec<Vec<TermId>> = all
         .iter()
         .zip(&terms)
         .map(|(p, t)| {
@@ -794,12 +1035,14 @@ fn learn(pages: &[&Page<'_>], settings: &SiteSettings, backlog: &Backlog) -> Opt
                 .collect()
         })
         .collect();
+    terms.truncate(pages.len());
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
-    let mut tfidf = top_k_tfidf(&bag_refs, &analyzer, settings.top_k);
+    let (bag_refs, background_bags) = bag_refs.split_at(pages.len());
+    let mut tfidf = top_k_tfidf_among(bag_refs, background_bags, &analyzer, settings.top_k);
     // A page all of whose terms occur on every sibling (a duplicate, or a
     // near-empty page) has no tf-idf signifier; rank its terms by tf alone,
     // as for a single page.
-    for (ranked, bag) in tfidf.iter_mut().zip(&bag_refs) {
+    for (ranked, bag) in tfidf.iter_mut().zip(bag_refs) {
         if ranked.is_empty() {
             *ranked = top_k_tfidf(&[bag], &analyzer, settings.top_k).remove(0);
         }
@@ -885,50 +1128,8 @@ fn page_level_article(
     prior: &Prior,
 ) -> Article {
     let title = article_title(page, site, sibling_titles);
-    let options = match role {
-        Role::Alone => CleanOptions::none(),
-        Role::Fallback(clean) => CleanOptions {
-            residue: false,
-            ..clean.clone()
-        },
-    };
-    let (text, nodes, pruned) = match methods {
-        [PageMethod::Description] => (
-            page.feed
-                .map(|item| format!("{}\n{}", item.title, item.description))
-                .unwrap_or_default(),
-            Vec::new(),
-            Vec::new(),
-        ),
-        [PageMethod::Page] => {
-            let doc = &page.doc;
-            let heading = page_heading(page, &title);
-            let selection = canopy_extract::page(doc, &PageContext { heading, prior });
-            let text = clean_selection(
-                doc,
-                &selection.roots,
-                &selection.pruned,
-                &Residue::default(),
-                &options,
-            );
-            (text, selection.roots, selection.pruned)
-        }
-        _ => {
-            // The union of the methods' selections, outermost nodes only;
-            // as the fallback (several methods), anchored at the article's
-            // heading (fallback.rs).
-            let nodes: Vec<NodeId> = methods
-                .iter()
-                .flat_map(|&m| page_level_nodes(page, m, siblings))
-                .collect();
-            let mut nodes = fallback::outermost(&page.doc, nodes);
-            if let Role::Fallback(_) = role {
-                nodes = anchored_with_prose(page, &title, methods.len() > 1, nodes);
-            }
-            let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
-            (text, nodes, Vec::new())
-        }
-    };
+    let (text, nodes, pruned, options) =
+        page_level_selection(page, methods, &title, siblings, role, prior);
     let mut article = Article {
         url: page.record.url.clone(),
         record_id: page.record.record_id.clone(),
@@ -955,6 +1156,64 @@ fn page_level_article(
         render,
     );
     article
+}
+
+/// What page-level `methods` select on a page whose article's title is
+/// `title`: the cleaned text, the selected nodes, the nodes inside them
+/// left out, and the cleaning options the text was made with.
+fn page_level_selection(
+    page: &Page<'_>,
+    methods: &[PageMethod],
+    title: &str,
+    siblings: &[&Page<'_>],
+    role: Role<'_>,
+    prior: &Prior,
+) -> (String, Vec<NodeId>, Vec<NodeId>, CleanOptions) {
+    let options = match role {
+        Role::Alone => CleanOptions::none(),
+        Role::Fallback(clean) => CleanOptions {
+            residue: false,
+            ..clean.clone()
+        },
+    };
+    let (text, nodes, pruned) = match methods {
+        [PageMethod::Description] => (
+            page.feed
+                .map(|item| format!("{}\n{}", item.title, item.description))
+                .unwrap_or_default(),
+            Vec::new(),
+            Vec::new(),
+        ),
+        [PageMethod::Page] => {
+            let doc = &page.doc;
+            let heading = page_heading(page, title);
+            let selection = canopy_extract::page(doc, &PageContext { heading, prior });
+            let text = clean_selection(
+                doc,
+                &selection.roots,
+                &selection.pruned,
+                &Residue::default(),
+                &options,
+            );
+            (text, selection.roots, selection.pruned)
+        }
+        _ => {
+            // The union of the methods' selections, outermost nodes only;
+            // as the fallback (several methods), anchored at the article's
+            // heading (fallback.rs).
+            let nodes: Vec<NodeId> = methods
+                .iter()
+                .flat_map(|&m| page_level_nodes(page, m, siblings))
+                .collect();
+            let mut nodes = fallback::outermost(&page.doc, nodes);
+            if let Role::Fallback(_) = role {
+                nodes = anchored_with_prose(page, title, methods.len() > 1, nodes);
+            }
+            let text = clean_text(&page.doc, &nodes, &Residue::default(), &options);
+            (text, nodes, Vec::new())
+        }
+    };
+    (text, nodes, pruned, options)
 }
 
 /// The page's headline: the `<h1>`–`<h3>` that its `og:title`, `<title>`
@@ -1172,6 +1431,7 @@ fn with_title(title: &str, text: &str, max_lead: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::{with_prose_siblings, with_title, TextCounts};
+    use canopy_dom::Document;
 
     #[test]
     fn the_text_opens_at_its_title_line() {
@@ -1190,7 +1450,7 @@ mod tests {
         );
         assert_eq!(with_title("Big news", &lead, 150), lead);
     }
-    use canopy_dom::{Document, DomOptions};
+    use canopy_dom::DomOptions;
 
     #[test]
     fn a_prose_selection_gains_its_prose_siblings_only() {
@@ -1220,24 +1480,30 @@ mod tests {
         assert_eq!(with_prose_siblings(&doc, &counts, vec![post]), vec![post]);
     }
 
-    #[test]
-    fn a_method_run_alone_is_not_widened_the_fallback_is() {
-        use super::{page_level_article, PageMethod, Prior, Render, Role};
-        use crate::pages::Page;
-        use canopy_extract::{CleanOptions, WlrVariant};
-        use canopy_types::{PageRecord, SourceRef};
+    /// A page of a dev corpus (`../shared/corpora`), parsed as a run does
+    /// with the default settings.
+    fn corpus_page(corpus: &str, id: &str, index: usize) -> crate::pages::Page<'static> {
+        let rows = canopy_test_support::manifest(corpus);
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        let path = canopy_test_support::corpus_file(&format!("{corpus}/{}", row["html"]));
+        let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+        let doc = Document::parse(&html, &default_settings().dom);
+        test_page(index, &row["url"], &row["record_id"], doc)
+    }
 
-        let words = |n: usize, w: &str| vec![w; n].join(" ");
-        let html = format!(
-            "<body><div id=post><h1>Title</h1><p>{}.</p><h2>Then</h2><p>{}.</p></div></body>",
-            words(60, "first"),
-            words(20, "second"),
-        );
-        let page = Page {
-            index: 0,
+    /// An English page of a run, from its parsed document.
+    fn test_page(
+        index: usize,
+        url: &str,
+        record_id: &str,
+        doc: Document,
+    ) -> crate::pages::Page<'static> {
+        use canopy_types::{PageRecord, SourceRef};
+        crate::pages::Page {
+            index,
             record: PageRecord {
-                url: "http://example.com/a".into(),
-                record_id: "<urn:uuid:1>".into(),
+                url: url.into(),
+                record_id: record_id.into(),
                 source: SourceRef {
                     file: "test".into(),
                     offset: None,
@@ -1247,11 +1513,139 @@ mod tests {
                 date: None,
                 html: String::new(),
             },
-            doc: Document::parse(&html, &DomOptions::default()),
+            doc,
             lang: canopy_signifiers::Language::English,
             feed: None,
             spent: Default::default(),
+        }
+    }
+
+    fn default_settings() -> super::SiteSettings {
+        let config = crate::config::Config::load(None).unwrap();
+        super::SiteSettings::new(&config, crate::method::Method::Forest).unwrap()
+    }
+
+    /// The wrapper that selects the elements of `n`'s type at `n`'s level.
+    fn wrapper_of(doc: &Document, n: usize) -> canopy_forest::Wrapper {
+        canopy_forest::Wrapper {
+            pattern: canopy_forest::Pattern {
+                ty: canopy_forest::ElementType::of(doc, n, canopy_forest::Untyped::Anchored),
+                level: canopy_forest::levels(doc)[n],
+            },
+            relevance: 0.0,
+            dfs: Vec::new(),
+        }
+    }
+
+    /// `wrapper` checked against the page-level path on `pages`, as
+    /// `check_against_page_path` checks it.
+    fn check_on(
+        pages: &[crate::pages::Page<'_>],
+        wrapper: &canopy_forest::Wrapper,
+    ) -> canopy_types::WrapperCheck {
+        use super::{as_extractions, both_extractions, Residue};
+        let settings = default_settings();
+        let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
+        let residue = Residue::learn(&docs);
+        let (by_wrapper, by_page): (Vec<_>, Vec<_>) = pages
+            .iter()
+            .map(|p| {
+                let title = p.doc.title();
+                both_extractions(p, wrapper, &title, &[], &residue, &settings)
+            })
+            .unzip();
+        canopy_extract::check_wrapper(&as_extractions(&by_wrapper), &as_extractions(&by_page))
+    }
+
+    /// The wrapper Forest learns from `pages`.
+    fn learned(pages: &[crate::pages::Page<'_>]) -> canopy_forest::Wrapper {
+        let held: Vec<&crate::pages::Page<'_>> = pages.iter().collect();
+        let backlog = crate::backlog::Backlog::default();
+        super::learn(&held, &[], &default_settings(), &backlog).unwrap()
+    }
+
+    /// The wrapper learned from two real pages of one template agrees with
+    /// the page-level path; a wrapper on their lists of related posts (a
+    /// block each page has, different on each: what a two-page idf can
+    /// favour) gives way to it, its text being all links.
+    #[test]
+    fn a_wrapper_on_a_related_list_gives_way_to_the_page_level_path() {
+        let pages = [
+            corpus_page("dragnet", "dragnet-00334", 0),
+            corpus_page("dragnet", "dragnet-00335", 1),
+        ];
+        let agreed = check_on(&pages, &learned(&pages));
+        assert_eq!(agreed.decision, "agree", "{agreed:?}");
+
+        let doc = &pages[0].doc;
+        let related = (0..doc.len())
+            .find(|&n| doc.attr(n, "class") == Some("woo-sc-related-posts"))
+            .unwrap();
+        let wrapper = wrapper_of(doc, related);
+        assert!(
+            pages.iter().all(|p| !wrapper.apply(&p.doc).is_empty()),
+            "the related list is on both pages"
+        );
+        let gave_way = check_on(&pages, &wrapper);
+        assert_eq!(gave_way.decision, "page", "{gave_way:?}");
+        assert!(gave_way.agreement < 0.5, "{gave_way:?}");
+    }
+
+    /// Where the page-level path takes in a column the pages share (a
+    /// short post beside a long sidebar), the two disagree and the
+    /// wrapper keeps the cluster: the column's lines repeat on the other
+    /// page, the post's do not.
+    #[test]
+    fn a_page_level_path_that_takes_in_a_shared_column_does_not_win() {
+        let pages = [
+            corpus_page("dragnet", "dragnet-00149", 0),
+            corpus_page("dragnet", "dragnet-00150", 1),
+        ];
+        let check = check_on(&pages, &learned(&pages));
+        assert!(check.agreement < 0.5, "{check:?}");
+        assert_eq!(check.decision, "wrapper", "{check:?}");
+    }
+
+    #[test]
+    fn a_far_shorter_wrapper_text_goes_to_the_page_level_path_if_it_finds_more() {
+        use super::{median, Serve};
+        assert_eq!(median(&[900, 100, 1000, 1100]), 900);
+        assert_eq!(median(&[]), 0);
+        let serve = Serve {
+            wrapper: None,
+            median_chars: 1000,
         };
+        // Under a fifth of the template's median: checked; the page-level
+        // path's text serves if it reaches half the median.
+        assert!(serve.is_short(150));
+        assert!(!serve.is_short(250));
+        assert!(serve.is_typical(600));
+        assert!(!serve.is_typical(300));
+        // Without checked pages there is no median: nothing is short.
+        let unknown = Serve {
+            wrapper: None,
+            median_chars: 0,
+        };
+        assert!(!unknown.is_short(1));
+    }
+
+    #[test]
+    fn a_method_run_alone_is_not_widened_the_fallback_is() {
+        use super::{page_level_article, PageMethod, Prior, Render, Role};
+        use canopy_extract::{CleanOptions, WlrVariant};
+
+        let words = |n: usize, w: &str| vec![w; n].join(" ");
+        let html = format!(
+            "<body><div id=post><h1>Title</h1><p>{}.</p><h2>Then</h2><p>{}.</p></div></body>",
+            words(60, "first"),
+            words(20, "second"),
+        );
+        let page = test_page(
+            0,
+            "http://example.com/a",
+            "<urn:uuid:1>",
+            Document::parse(&html, &DomOptions::default()),
+        );
         let wlr = [PageMethod::Wlr(WlrVariant::Wlr)];
         let article = |role| {
             page_level_article(

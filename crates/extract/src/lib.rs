@@ -29,6 +29,7 @@
 //! `wlr` module (source: `src/wlr.rs`).
 
 mod blockextractor;
+mod check;
 mod density;
 mod page;
 mod r4;
@@ -44,8 +45,11 @@ pub use blockextractor::{
     ble_ie_blocks, blockextractor, blockextractor_with, Block, BlockExtractorOptions,
     DEFAULT_THRESHOLD,
 };
+pub use check::{check_wrapper, Extraction};
 pub use density::{density, density_text, density_with, Tags as DensityTags};
-pub use page::{outermost, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence};
+pub use page::{
+    furniture_within, outermost, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence,
+};
 pub use r4::{r4, r4_without_post_process};
 pub use residue::{clean_selection, clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;

@@ -33,6 +33,10 @@ pub struct SummaryRow {
     /// `reused`, `relearned` (a saved one drifted), `drifted` (and nothing
     /// relearned) or `none`.
     pub wrapper: String,
+    /// The wrapper's check against the page-level path: `agree`,
+    /// `wrapper`, `page` (the page-level path served the cluster), or
+    /// empty (no wrapper, or no check).
+    pub check: String,
 }
 
 /// Whether an atomic write also waits for the data to reach the disk.
@@ -164,6 +168,7 @@ mod tests {
             wrapper_matches: 1,
             fallbacks: 1,
             wrapper: "new".into(),
+            check: "agree".into(),
         }];
         write_summary(dir.path(), &rows).unwrap();
         assert_eq!(
@@ -172,7 +177,7 @@ mod tests {
         );
         assert_eq!(
             std::fs::read_to_string(dir.path().join("summary.csv")).unwrap(),
-            "site,cluster,pages,wrapper_matches,fallbacks,wrapper\ns,s/0,2,1,1,new\n"
+            "site,cluster,pages,wrapper_matches,fallbacks,wrapper,check\ns,s/0,2,1,1,new,agree\n"
         );
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()

@@ -78,4 +78,4 @@ mod tfidf;
 
 pub use analyzer::{is_cjk, keep as keep_token, Analyzer, Stems, TermId, MAX_TOKEN_CHARS};
 pub use language::{detect_language, Language};
-pub use tfidf::top_k_tfidf;
+pub use tfidf::{top_k_tfidf, top_k_tfidf_among};

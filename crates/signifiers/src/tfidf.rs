@@ -18,17 +18,36 @@ use crate::analyzer::{Analyzer, TermId};
 ///
 /// If a page holds a [`TermId`] that `analyzer` did not give out.
 pub fn top_k_tfidf(pages: &[&[TermId]], analyzer: &Analyzer, k: usize) -> Vec<Vec<(TermId, f64)>> {
+    top_k_tfidf_among(pages, &[], analyzer, k)
+}
+
+/// [`top_k_tfidf`] with document frequencies counted over `pages` and
+/// `background` together: other pages of the same site, so that the idf of
+/// a small cluster says what is the site's template and what is one
+/// page's, which two pages alone cannot (with two, every term on one page
+/// only weighs the same, a sidebar's headlines as the article's words).
+/// Only `pages` are ranked.
+pub fn top_k_tfidf_among(
+    pages: &[&[TermId]],
+    background: &[&[TermId]],
+    analyzer: &Analyzer,
+    k: usize,
+) -> Vec<Vec<(TermId, f64)>> {
     // Each page's (term, count), sorted by term id.
     let counts: Vec<Vec<(TermId, u32)>> = pages.iter().map(|page| count_terms(page)).collect();
 
     let mut df = vec![0u32; analyzer.num_terms()];
-    for page in &counts {
-        for &(term, _) in page {
+    for page in counts
+        .iter()
+        .cloned()
+        .chain(background.iter().map(|page| count_terms(page)))
+    {
+        for (term, _) in page {
             df[term.0 as usize] += 1;
         }
     }
 
-    let n = pages.len() as f64;
+    let n = (pages.len() + background.len()) as f64;
     counts
         .iter()
         .zip(pages)
@@ -82,6 +101,33 @@ fn count_terms(terms: &[TermId]) -> Vec<(TermId, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_clusters_idf_counts_the_sites_other_pages() {
+        // Two pages about one storm, each with its own sidebar headline.
+        // Alone, the two pages make "storm" the template's (idf 0) and the
+        // sidebar's words the signifiers; among the site's pages, most
+        // about other things, "storm" is what the two are about.
+        let mut analyzer = Analyzer::new();
+        let mut bag = |text: &str| {
+            let mut terms = Vec::new();
+            analyzer.analyze(text, crate::Language::English, &mut terms);
+            terms
+        };
+        let a = bag("storm storm storm coast menu lottery");
+        let b = bag("storm storm storm river menu election");
+        let others: Vec<Vec<TermId>> = ["bank rates menu", "school menu", "festival crowds menu"]
+            .iter()
+            .map(|t| bag(t))
+            .collect();
+        let top = |ranked: &[(TermId, f64)]| analyzer.term(ranked[0].0).to_string();
+        let alone = top_k_tfidf(&[&a, &b], &analyzer, 1);
+        assert_ne!(top(&alone[0]), "storm");
+        let background: Vec<&[TermId]> = others.iter().map(Vec::as_slice).collect();
+        let among = top_k_tfidf_among(&[&a, &b], &background, &analyzer, 1);
+        assert_eq!(top(&among[0]), "storm");
+        assert_eq!(top(&among[1]), "storm");
+    }
 
     #[test]
     fn counts() {

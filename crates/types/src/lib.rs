@@ -138,6 +138,31 @@ pub struct WrapperRecord {
     pub learned_on: Option<String>,
     /// What the wrapper extracted when it was learned.
     pub quality: WrapperQuality,
+    /// Its check against the page-level path on its cluster's pages, and
+    /// which of the two serves them (absent in lines written before the
+    /// check existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<WrapperCheck>,
+}
+
+/// A wrapper checked against the page-level path on pages of its cluster
+/// (`docs/algorithms.md`, "How a wrapper is validated").
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct WrapperCheck {
+    /// Pages compared.
+    pub pages: usize,
+    /// Mean share of words the two extractions have in common, over the
+    /// longer one's words (1: the same text).
+    pub agreement: f64,
+    /// Characters of the wrapper's texts that look like an article's:
+    /// outside links, in lines no other compared page has.
+    pub wrapper_chars: usize,
+    /// The same for the page-level path's texts.
+    pub page_chars: usize,
+    /// `agree` (the wrapper serves), `wrapper` (they disagree; the
+    /// wrapper's text is the article-like one) or `page` (they disagree;
+    /// the page-level path serves the cluster).
+    pub decision: String,
 }
 
 /// Learn-time figures of a wrapper, the baseline of the drift check.

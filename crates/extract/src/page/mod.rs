@@ -104,6 +104,33 @@ pub fn page(doc: &Document, ctx: &PageContext<'_>) -> PageSelection {
     PageSelection { roots, pruned }
 }
 
+/// The page furniture inside `roots` chosen otherwise (a wrapper's
+/// selection), in page order: elements the markup calls navigation, a
+/// complementary box, a footer or a dialog ([`roles::is_page_furniture`]:
+/// a "Further reading" `aside` between paragraphs), each holding less
+/// than half of its root's text (more is the root's layout). Only the
+/// markup's own words: lists of teasers and names, which the page-level
+/// extractor also prunes, take a wrapper's lists of links the article
+/// itself makes (a post's list of products) on the dev corpora.
+pub fn furniture_within(doc: &Document, roots: &[NodeId]) -> Vec<NodeId> {
+    let counts = crate::TextCounts::of(doc);
+    let mut out = Vec::new();
+    for &r in roots {
+        let root_chars = u64::from(counts.chars(r));
+        let mut n = r + 1;
+        while n < doc.node(r).end {
+            let small = 2 * u64::from(counts.chars(n)) < root_chars;
+            if doc.element(n).is_some() && small && roles::is_page_furniture(doc, n) {
+                out.push(n);
+                n = doc.node(n).end;
+            } else {
+                n += 1;
+            }
+        }
+    }
+    out
+}
+
 /// Whether text in a block of this tag is prose by its tag: paragraphs,
 /// headings, list items, quotes, code, table cells.
 fn is_prose_block(tag: &str) -> bool {

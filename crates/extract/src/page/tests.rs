@@ -301,3 +301,35 @@ fn a_named_box_goes_at_the_articles_ends_not_between_its_paragraphs() {
         "{text}"
     );
 }
+
+#[test]
+fn furniture_inside_a_wrappers_selection_goes() {
+    // arstechnica.com's 2013 articles (big9) set "Further Reading" boxes
+    // between their paragraphs as `<aside>`s: the markup's own word for a
+    // box beside the main content. The element a wrapper selects holds
+    // them; the article's paragraphs stay.
+    let path = canopy_test_support::corpora().join("big9/html/big9-00116.html");
+    let doc = Document::parse(
+        &String::from_utf8_lossy(&std::fs::read(path).unwrap()),
+        &dom_options(),
+    );
+    let body = (0..doc.len())
+        .find(|&n| doc.attr(n, "class") == Some("article-content clearfix"))
+        .unwrap();
+    let furniture = furniture_within(&doc, &[body]);
+    assert!(!furniture.is_empty());
+    assert!(furniture.iter().all(|&n| doc.tag(n) == "aside"));
+    let clean = |pruned: &[NodeId]| {
+        collapse_whitespace(&clean_selection(
+            &doc,
+            &[body],
+            pruned,
+            &Residue::default(),
+            &CleanOptions::default(),
+        ))
+    };
+    assert!(clean(&[]).contains("Further Reading"));
+    let text = clean(&furniture);
+    assert!(!text.contains("Further Reading"), "{text}");
+    assert!(text.contains("A brief history of Gran Turismo"), "{text}");
+}
