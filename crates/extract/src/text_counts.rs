@@ -32,6 +32,33 @@ impl TextCounts {
         TextCounts { chars, link_chars }
     }
 
+    /// The characters of the text under `root`, and of that text inside
+    /// links, counted over `root`'s subtree alone (what [`TextCounts::of`]
+    /// gives for `root`, without a pass over the whole page).
+    pub fn of_subtree(doc: &Document, root: NodeId) -> (u32, u32) {
+        let end = doc.node(root).end;
+        // Text before this index is inside a link.
+        let mut link_end = if doc.ancestors(root).any(|a| doc.tag(a) == "a") {
+            end
+        } else {
+            root
+        };
+        let (mut chars, mut links) = (0, 0);
+        for n in root..end {
+            if n >= link_end && doc.tag(n) == "a" {
+                link_end = doc.node(n).end;
+            }
+            if let Some(t) = doc.text(n) {
+                let c = non_white_chars(t);
+                chars += c;
+                if n < link_end {
+                    links += c;
+                }
+            }
+        }
+        (chars, links)
+    }
+
     /// Characters of `n`'s text.
     pub fn chars(&self, n: NodeId) -> u32 {
         self.chars[n]
@@ -76,6 +103,9 @@ mod tests {
         let p = (0..doc.len()).find(|&n| doc.tag(n) == "p").unwrap();
         // "Read" + "thefullstory" + "here." (white space aside).
         assert_eq!(counts_of(&doc, p), (21, 12, 9));
+        assert_eq!(TextCounts::of_subtree(&doc, p), (21, 12));
+        let a = (0..doc.len()).find(|&n| doc.tag(n) == "b").unwrap();
+        assert_eq!(TextCounts::of_subtree(&doc, a), (4, 4), "inside a link");
         assert_eq!(counts_of(&doc, doc.body()), (21, 12, 9));
     }
 

@@ -113,14 +113,17 @@ pub fn page(doc: &Document, ctx: &PageContext<'_>) -> PageSelection {
 /// extractor also prunes, take a wrapper's lists of links the article
 /// itself makes (a post's list of products) on the dev corpora.
 pub fn furniture_within(doc: &Document, roots: &[NodeId]) -> Vec<NodeId> {
-    let counts = crate::TextCounts::of(doc);
+    let chars = |n: NodeId| u64::from(crate::TextCounts::of_subtree(doc, n).0);
     let mut out = Vec::new();
     for &r in roots {
-        let root_chars = u64::from(counts.chars(r));
+        // Counted only when the root holds furniture (most do not).
+        let mut root_chars = None;
         let mut n = r + 1;
         while n < doc.node(r).end {
-            let small = 2 * u64::from(counts.chars(n)) < root_chars;
-            if doc.element(n).is_some() && small && roles::is_page_furniture(doc, n) {
+            if doc.element(n).is_some()
+                && roles::is_page_furniture(doc, n)
+                && 2 * chars(n) < *root_chars.get_or_insert_with(|| chars(r))
+            {
                 out.push(n);
                 n = doc.node(n).end;
             } else {
