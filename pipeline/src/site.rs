@@ -20,15 +20,19 @@ use canopy_cluster::{
 };
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_extract::{
-    check_wrapper, clean_selection, clean_text, CleanOptions, Extraction, Kept, PageContext, Prior,
-    PriorCounts, Residue, SiteEvidence, TextCounts,
+    clean_selection, clean_text, CleanOptions, Kept, PageContext, Prior, PriorCounts, Residue,
+    SiteEvidence, TextCounts,
 };
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
 use canopy_signifiers::{top_k_tfidf, top_k_tfidf_among, Analyzer, Language, Stems, TermId};
-use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperCheck, WrapperRecord};
+use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
+
+mod check;
+
+use check::{check_against_page_path, serving, Serve};
 
 use crate::backlog::Backlog;
 use crate::config::{Config, Format, SignifierSource};
@@ -743,163 +747,6 @@ fn process_cluster(
     Ok(chosen.claimed)
 }
 
-/// Pages of a cluster its wrapper is checked on: the fewest on which a
-/// line can repeat. Each is extracted once more, by the page-level path: 2
-/// pages cost 5 % of dragnet's CPU and 8 % of big9's, 4 pages 13 %, and on
-/// the dev corpora 2, 4 and 8 pages give the same decisions.
-const CHECK_PAGES: usize = 2;
-
-/// A wrapper's check against the page-level path, and what the wrapper
-/// selected on the pages it was checked on.
-struct Checked {
-    figures: WrapperCheck,
-    /// The length of the wrapper's text on each checked page it matched.
-    wrapper_text_chars: Vec<usize>,
-}
-
-impl Checked {
-    fn wrapper_serves(&self) -> bool {
-        self.figures.decision != "page"
-    }
-}
-
-/// The wrapper that serves a cluster's pages: the one chosen, unless its
-/// check gave them to the page-level path.
-fn serving<'w>(chosen: &'w Chosen, check: Option<&Checked>) -> Serve<'w> {
-    Serve {
-        wrapper: chosen
-            .wrapper
-            .as_ref()
-            .filter(|_| check.is_none_or(Checked::wrapper_serves)),
-        median_chars: check.map_or(0, |c| median(&c.wrapper_text_chars)),
-    }
-}
-
-/// The median of `values` (the lower one of an even count); 0 for none.
-fn median(values: &[usize]) -> usize {
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable();
-    sorted
-        .get(sorted.len().saturating_sub(1) / 2)
-        .copied()
-        .unwrap_or(0)
-}
-
-/// `wrapper` checked against the page-level path (`extract.fallback`) on
-/// up to [`CHECK_PAGES`] of `held` (the cluster's pages, or its learning
-/// sample), evenly spaced ([`check_wrapper`]).
-fn check_against_page_path(
-    c: &ClusterPages<'_, '_>,
-    wrapper: &Wrapper,
-    held: &[&Page<'_>],
-    titles: &[&str],
-    residue: &Residue,
-    settings: &SiteSettings,
-) -> Checked {
-    let pages = evenly_spaced(held, CHECK_PAGES);
-    let pairs = c.backlog.map(&pages, |page| {
-        let title = article_title(page, c.site, titles);
-        both_extractions(page, wrapper, &title, c.siblings, residue, settings)
-    });
-    let (by_wrapper, by_page): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
-    Checked {
-        figures: check_wrapper(&as_extractions(&by_wrapper), &as_extractions(&by_page)),
-        wrapper_text_chars: by_wrapper
-            .iter()
-            .filter_map(|(text, _)| text_chars(text))
-            .collect(),
-    }
-}
-
-/// A page's text and link share by `wrapper`, and by the page-level path
-/// (`extract.fallback`), for [`check_wrapper`].
-fn both_extractions(
-    page: &Page<'_>,
-    wrapper: &Wrapper,
-    title: &str,
-    siblings: &[&Page<'_>],
-    residue: &Residue,
-    settings: &SiteSettings,
-) -> ((String, f64), (String, f64)) {
-    let by_wrapper = wrapper_selection(Some(wrapper), page, residue, settings);
-    let (text, nodes, _, _) = page_level_selection(
-        page,
-        &settings.fallback,
-        title,
-        siblings,
-        Role::Fallback(&settings.clean),
-        &settings.prior,
-    );
-    let wrapper_links = link_share(&page.doc, &by_wrapper.nodes);
-    (
-        (by_wrapper.text, wrapper_links),
-        (text, link_share(&page.doc, &nodes)),
-    )
-}
-
-/// Texts and link shares as [`Extraction`]s.
-fn as_extractions(side: &[(String, f64)]) -> Vec<Extraction<'_>> {
-    side.iter()
-        .map(|(text, link_share)| Extraction {
-            text,
-            link_share: *link_share,
-        })
-        .collect()
-}
-
-/// The share of the text of `nodes` (none inside another) that is link
-/// text.
-fn link_share(doc: &Document, nodes: &[NodeId]) -> f64 {
-    let (mut chars, mut links) = (0u64, 0u64);
-    for &n in nodes {
-        let (c, l) = TextCounts::of_subtree(doc, n);
-        chars += u64::from(c);
-        links += u64::from(l);
-    }
-    if chars == 0 {
-        0.0
-    } else {
-        links as f64 / chars as f64
-    }
-}
-
-/// A wrapper text shorter than this share of the template's median is
-/// checked against the page-level path ([`Serve::is_short`]). On the dev
-/// corpora the shortest texts wrappers select are 0.03–0.19 of their
-/// cluster's median, and are short posts: the share is just above them.
-const SHORT_SHARE: f64 = 0.2;
-
-/// The page-level path serves a page whose wrapper text is short when its
-/// own text reaches this share of the template's median: then the wrapper
-/// missed this page's article (a page of another type, a gallery), rather
-/// than the article being short. On the dev corpora's short wrapper texts
-/// the page-level path's text stays under a fifth of the median.
-const TYPICAL_SHARE: f64 = 0.5;
-
-/// How a cluster's pages are served.
-#[derive(Clone, Copy)]
-struct Serve<'w> {
-    /// The wrapper serving them (`None`: the page-level path serves all).
-    wrapper: Option<&'w Wrapper>,
-    /// The median length of the wrapper's text (characters) on the pages
-    /// it was checked on; 0: unknown.
-    median_chars: usize,
-}
-
-impl Serve<'_> {
-    /// Whether a wrapper text of `chars` characters is far shorter than
-    /// the template's typical one.
-    fn is_short(&self, chars: usize) -> bool {
-        self.median_chars > 0 && (chars as f64) < SHORT_SHARE * self.median_chars as f64
-    }
-
-    /// Whether a text of `chars` characters is a typical article's length
-    /// for the template.
-    fn is_typical(&self, chars: usize) -> bool {
-        chars as f64 >= TYPICAL_SHARE * self.median_chars as f64
-    }
-}
-
 /// A page's article and whether the wrapper served it, or its reject.
 type PageArticle = Result<(Article, bool), Box<Reject>>;
 
@@ -1547,7 +1394,8 @@ mod tests {
         pages: &[crate::pages::Page<'_>],
         wrapper: &canopy_forest::Wrapper,
     ) -> canopy_types::WrapperCheck {
-        use super::{as_extractions, both_extractions, Residue};
+        use super::check::{as_extractions, both_extractions};
+        use super::Residue;
         let settings = default_settings();
         let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
         let residue = Residue::learn(&docs);
@@ -1612,7 +1460,7 @@ mod tests {
 
     #[test]
     fn a_far_shorter_wrapper_text_goes_to_the_page_level_path_if_it_finds_more() {
-        use super::{median, Serve};
+        use super::check::{median, Serve};
         assert_eq!(median(&[900, 100, 1000, 1100]), 900);
         assert_eq!(median(&[]), 0);
         let serve = Serve {
