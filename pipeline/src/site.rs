@@ -536,8 +536,7 @@ fn choose_wrapper(
             }
         }
     }
-    let may_learn = settings.reuse.as_ref().is_none_or(|r| r.learn);
-    let wrapper = if may_learn && c.members.len() >= 2 {
+    let wrapper = if learns(c, settings) {
         learn(
             &evenly_spaced(known, settings.max_learn_pages),
             background,
@@ -563,12 +562,20 @@ fn choose_wrapper(
     }
 }
 
+/// Whether a cluster may learn a wrapper (if no saved one fits): two
+/// pages or more, unless saved wrappers are only applied.
+fn learns(c: &ClusterPages<'_, '_>, settings: &SiteSettings) -> bool {
+    c.members.len() >= 2 && settings.reuse.as_ref().is_none_or(|r| r.learn)
+}
+
 /// The site's other pages whose terms count in a small cluster's idf
 /// ([`canopy_signifiers::top_k_tfidf_among`]): none for a cluster of
-/// [`SMALL_CLUSTER`] pages or more, else up to [`BACKGROUND_PAGES`] of the
-/// site's pages outside the cluster, evenly spaced in URL order.
-fn background_pages(c: &ClusterPages<'_, '_>) -> Vec<usize> {
-    if c.members.len() >= SMALL_CLUSTER {
+/// [`SMALL_CLUSTER`] pages or more, or one that learns nothing (they would
+/// be read for nothing: from disk, on a large site), else up to
+/// [`BACKGROUND_PAGES`] of the site's pages outside the cluster, evenly
+/// spaced in URL order.
+fn background_pages(c: &ClusterPages<'_, '_>, settings: &SiteSettings) -> Vec<usize> {
+    if c.members.len() >= SMALL_CLUSTER || !learns(c, settings) {
         return Vec::new();
     }
     let others: Vec<usize> = (0..c.pages.len())
@@ -605,7 +612,7 @@ fn process_cluster(
     // the pages learning read when they are all of the cluster's (with a
     // reused wrapper's selections from its drift check), else read back
     // a chunk at a time, once the learning sample is freed.
-    let background = background_pages(c);
+    let background = background_pages(c, settings);
     let (titles, residue, chosen, check, extracted) =
         c.pages.with(&background, |background| {
             c.pages.with(&known, |held| {

@@ -36,13 +36,11 @@ pub fn top_k_tfidf_among(
     // Each page's (term, count), sorted by term id.
     let counts: Vec<Vec<(TermId, u32)>> = pages.iter().map(|page| count_terms(page)).collect();
 
+    let background: Vec<Vec<(TermId, u32)>> =
+        background.iter().map(|page| count_terms(page)).collect();
     let mut df = vec![0u32; analyzer.num_terms()];
-    for page in counts
-        .iter()
-        .cloned()
-        .chain(background.iter().map(|page| count_terms(page)))
-    {
-        for (term, _) in page {
+    for page in counts.iter().chain(&background) {
+        for &(term, _) in page {
             df[term.0 as usize] += 1;
         }
     }
