@@ -4,15 +4,15 @@
 //! takes a task handed in from outside the pool. `extract` hands in one
 //! task per site, and a site's parallel loops (parsing, signatures,
 //! clusters, learning, extraction) push their pieces on the queue of the
-//! worker running the site. So a worker done with its site took pieces of
-//! the other worker's site rather than the next site: pages parsed on one
-//! core were learned from on the other, and loops were split that did not
-//! need to be. While sites wait, a site's loops now run on its own thread;
-//! what is left of a loop spreads over the pool as soon as no site waits
-//! (the end of a bucket, or a site larger than the window). Two-thread runs
-//! took 1–8 % less wall time on the dev corpora, and a worker no longer
+//! worker running the site. Left to rayon, a worker done with its site
+//! would take pieces of the other worker's site rather than the next site:
+//! pages parsed on one core learned from on the other, and loops split
+//! that need not be. So while sites wait, a site's loops run on its own
+//! thread; what is left of a loop spreads over the pool as soon as no site
+//! waits (the end of a bucket, or a site larger than the window). This
+//! takes 1–8 % off two-thread runs on the dev corpora, and a worker never
 //! holds a second site's pages while it waits in a split loop
-//! (docs/performance.md, "What changed, session by session").
+//! (docs/performance.md, "Threads").
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
