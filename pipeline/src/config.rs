@@ -34,6 +34,7 @@ pub struct IngestConfig {
 pub struct DomConfig {
     pub max_depth: u32,
     pub max_bytes: usize,
+    pub max_nodes: usize,
     pub drop_id_class: Vec<String>,
     pub section_anchors: Vec<String>,
 }

@@ -131,6 +131,7 @@ impl SiteSettings {
             dom: DomOptions {
                 max_depth: config.dom.max_depth,
                 max_bytes: config.dom.max_bytes,
+                max_nodes: config.dom.max_nodes,
                 drop_id_class: config
                     .dom
                     .drop_id_class

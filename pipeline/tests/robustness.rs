@@ -513,6 +513,45 @@ fn moderately_deep_and_wide() {
     );
 }
 
+/// The largest resident set of any `canopy` this test process has waited
+/// for (every test of this file runs pathological pages: none may pass
+/// the bound), in bytes.
+fn peak_rss_of_waited_runs() -> u64 {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    // Linux gives ru_maxrss in KiB.
+    u64::try_from(usage.max_rss()).unwrap_or(0) * 1024
+}
+
+/// Peak memory one page may cost at default settings (the bound).
+const PAGE_MEMORY_BOUND: u64 = 1 << 30;
+
+/// Regression: a 0.5 MB page with 300 formatting elements left open (each
+/// of its own attributes) before 40,000 paragraphs made html5ever re-create
+/// all 300 in every paragraph: 12 million nodes, 2.2 GB, 8.7 s. The tree
+/// builder now stops at `dom.max_nodes`; the page keeps its first part.
+#[test]
+fn unclosed_formatting_elements_before_many_paragraphs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tags = [
+        "b", "i", "font", "em", "strong", "u", "s", "small", "tt", "code",
+    ];
+    let open: String = (0..300)
+        .map(|k| format!("<{} data-k=\"{k}\">", tags[k % tags.len()]))
+        .collect();
+    let paragraphs: String = (0..40_000).map(|k| format!("<p>para {k}")).collect();
+    let body = format!("<html><body><p>{open}{paragraphs}</body></html>");
+    let path = bad_then_good(tmp.path(), "formatting", HTML_HEAD, body.as_bytes());
+    let r = check_bad_then_good("formatting", &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0);
+    let bad = r.article("http://bad.example/formatting").unwrap();
+    let text = bad["text"].as_str().unwrap();
+    assert!(text.contains("para 1000"), "{}", &text[..200]);
+    assert!(!text.contains("para 39999"));
+    let peak = peak_rss_of_waited_runs();
+    assert!(peak < PAGE_MEMORY_BOUND, "peak RSS {peak} bytes");
+}
+
 #[test]
 fn page_of_50_mb() {
     let tmp = tempfile::tempdir().unwrap();

@@ -21,6 +21,7 @@
 //! assert_eq!(doc.inner_text(body), "Hello world");
 //! ```
 
+mod budget;
 mod codec;
 mod deadline;
 mod sink;
@@ -28,8 +29,9 @@ mod text;
 
 use std::ops::Range;
 
-use html5ever::tendril::TendrilSink;
-use html5ever::{local_name, LocalName};
+use html5ever::tokenizer::{BufferQueue, Tokenizer};
+use html5ever::tree_builder::TreeBuilder;
+use html5ever::{local_name, LocalName, TokenizerResult};
 
 pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
@@ -51,6 +53,10 @@ pub struct DomOptions {
     pub max_depth: u32,
     /// Largest input, in bytes, that is parsed; the rest is cut off.
     pub max_bytes: usize,
+    /// Most nodes plus attributes the tree builder may create for one page;
+    /// past it the rest of the page is cut off (`budget.rs`: markup can
+    /// make the builder create far more nodes than the page has tags).
+    pub max_nodes: usize,
     /// Elements whose `id` or one of whose class tokens contains one of
     /// these (lowercase) strings are dropped with their subtree: user
     /// comments and similar blocks that are never part of an article.
@@ -107,6 +113,7 @@ impl Default for DomOptions {
         DomOptions {
             max_depth: 512,
             max_bytes: 16 << 20,
+            max_nodes: 2_000_000,
             drop_id_class: Vec::new(),
             section_anchors: Vec::new(),
         }
@@ -162,8 +169,10 @@ pub struct Document {
     /// metadata (schema.org JSON-LD), not code.
     json_ld: Vec<String>,
     /// Whether the input was cut at `max_bytes`, nesting flattened at
-    /// `max_depth`, or the rest of a page nested far beyond `max_depth` cut
-    /// when its parse ran out of budget.
+    /// `max_depth`, the rest of a page nested far beyond `max_depth` cut
+    /// when its parse ran out of budget, or the rest of the page cut at
+    /// one of the tree builder's budgets (`max_nodes`, formatting work:
+    /// `budget.rs`).
     pub truncated: bool,
 }
 
@@ -404,7 +413,12 @@ impl Document {
             html
         };
         let sink = Sink::new(options.max_depth, deadline);
-        let mut parser = html5ever::parse_document(sink, Default::default());
+        let builder = TreeBuilder::new(sink, Default::default());
+        let tokenizer = Tokenizer::new(
+            budget::Budgeted::new(builder, options.max_nodes),
+            Default::default(),
+        );
+        let queue = BufferQueue::default();
         // Fed in slices so that a page nested far beyond `max_depth` can be
         // cut: html5ever's tree builder scans its stack of open elements for
         // most start tags, which is quadratic in nesting depth (100,000
@@ -417,9 +431,12 @@ impl Document {
                 cut += 1;
             }
             let (slice, tail) = rest.split_at(cut);
-            parser.process(slice.into());
+            queue.push_back(slice.into());
+            // The tokenizer pauses at each `</script>` for a caller that
+            // runs scripts; there are none to run, so it goes on.
+            while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
             rest = tail;
-            let sink = &parser.tokenizer.sink.sink;
+            let sink = &tokenizer.sink.builder.sink;
             if sink.expired.get() || (!rest.is_empty() && deadline.expired()) {
                 let over = OverBudget {
                     bytes_parsed: input.len() - rest.len(),
@@ -427,12 +444,17 @@ impl Document {
                 };
                 return (Document::default(), Some(over));
             }
+            if tokenizer.sink.cut.get() {
+                truncated = true;
+                break;
+            }
             if sink.deep_work.get() > sink::MAX_DEEP_WORK {
                 truncated |= !rest.is_empty();
                 break;
             }
         }
-        let sink = parser.finish();
+        tokenizer.end();
+        let sink = tokenizer.sink.builder.sink;
         truncated |= sink.flattened.get();
         let mut doc = Self::from_build_tree(sink, &drop, &options.section_anchors);
         doc.truncated = truncated;

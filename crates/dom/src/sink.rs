@@ -82,6 +82,9 @@ pub(crate) struct Sink {
     /// Set once `deadline` has passed; [`crate::Document::parse_within`]
     /// then stops feeding input.
     pub expired: Cell<bool>,
+    /// Attributes held by the build tree's elements (each reconstructed
+    /// formatting element holds a copy of its attributes).
+    attrs: Cell<usize>,
 }
 
 /// Budget for [`Sink::deep_work`]: 2^28 stack-scan steps (about a second).
@@ -101,7 +104,30 @@ impl Sink {
             deep_work: Cell::new(0),
             deadline,
             expired: Cell::new(false),
+            attrs: Cell::new(0),
         }
+    }
+
+    /// Whether `handle` is an element named `local` (in the HTML namespace),
+    /// and then how many attributes it holds.
+    pub fn attrs_if_named(&self, handle: Handle, local: &html5ever::LocalName) -> Option<usize> {
+        let nodes = self.nodes.borrow();
+        let node = nodes.get(handle as usize)?;
+        match &node.data {
+            BuildData::Element { attrs }
+                if node.name.local == *local && node.name.ns == html5ever::ns!(html) =>
+            {
+                Some(attrs.len())
+            }
+            _ => None,
+        }
+    }
+
+    /// What the build tree holds, for its budget ([`crate::budget`]): its
+    /// nodes plus its elements' attributes, the two things whose number the
+    /// markup, not the page's size, decides.
+    pub fn units(&self) -> usize {
+        self.nodes.borrow().len() + self.attrs.get()
     }
 
     fn new_node(&self, name: QualName, data: BuildData) -> Handle {
@@ -258,6 +284,7 @@ impl TreeSink for Sink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+        self.attrs.set(self.attrs.get() + attrs.len());
         let id = self.new_node(name, BuildData::Element { attrs });
         if flags.template {
             let contents = self.new_node(empty_name(), BuildData::Document);
@@ -345,6 +372,7 @@ impl TreeSink for Sink {
         if let BuildData::Element { attrs: existing } = &mut nodes[*target as usize].data {
             for attr in attrs {
                 if !existing.iter().any(|e| e.name == attr.name) {
+                    self.attrs.set(self.attrs.get() + 1);
                     existing.push(attr);
                 }
             }

@@ -112,6 +112,60 @@ fn depth_is_capped_by_flattening() {
     assert_eq!(doc.inner_text(doc.body()), "deep");
 }
 
+/// A page whose paragraphs each re-create every formatting element left
+/// open before them (300 `<font>`s of distinct attributes, so the HTML
+/// standard's limit of three identical ones does not apply) builds 300
+/// nodes a paragraph: the builder stops at `max_nodes`, keeping the start.
+#[test]
+fn reconstructed_formatting_elements_stop_at_the_node_budget() {
+    let open: String = (0..300).map(|k| format!("<font data-k={k}>")).collect();
+    let paragraphs: String = (0..5000).map(|k| format!("<p>para{k}")).collect();
+    let html = format!("<p>{open}{paragraphs}");
+    let max_nodes = 100_000;
+    let doc = Document::parse(
+        &html,
+        &DomOptions {
+            max_nodes,
+            ..Default::default()
+        },
+    );
+    assert!(doc.truncated);
+    assert!(
+        doc.nodes().len() <= 2 * max_nodes,
+        "{} nodes",
+        doc.nodes().len()
+    );
+    let text = doc.inner_text(doc.body());
+    assert!(text.starts_with("para0\npara1\n"), "{:?}", &text[..40]);
+    assert!(!text.contains("para4999"));
+}
+
+/// Every formatting start tag is compared with each open one of its name,
+/// copying both attribute lists: 500 open `<b>`s make each later `<b>` cost
+/// 500 comparisons. The page is cut once that work passes its budget.
+#[test]
+fn formatting_work_is_cut_at_its_budget() {
+    let open: String = (0..500).map(|k| format!("<b a={k}>")).collect();
+    let closed: String = (0..20_000).map(|k| format!("<b c={k}>w{k}</b>")).collect();
+    let doc = Document::parse(&format!("<p>{open}{closed}"), &DomOptions::default());
+    assert!(doc.truncated);
+    let text = doc.inner_text(doc.body());
+    assert!(text.starts_with("w0w1w2"), "{:?}", &text[..20]);
+    assert!(!text.contains("w19999"));
+}
+
+/// Formatting elements opened and closed, however many, cost no budget:
+/// a long page of links and bold words is parsed whole.
+#[test]
+fn closed_formatting_elements_spend_no_budget() {
+    let body: String = (0..50_000)
+        .map(|k| format!("<p><a href=/{k}><b class=x>w{k}</b></a> <i>t</i>"))
+        .collect();
+    let doc = Document::parse(&body, &DomOptions::default());
+    assert!(!doc.truncated);
+    assert!(doc.inner_text(doc.body()).ends_with("w49999 t"));
+}
+
 #[test]
 fn size_is_capped_on_a_char_boundary() {
     let html = format!("<p>{}</p>", "é".repeat(100));

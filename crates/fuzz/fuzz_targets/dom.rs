@@ -12,6 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let options = DomOptions {
         max_depth: 32,
         max_bytes: 1 << 20,
+        max_nodes: 100_000,
         drop_id_class: vec!["comment".to_string()],
         section_anchors: vec!["comment".to_string()],
     };
