@@ -136,7 +136,7 @@ fn reconstructed_formatting_elements_stop_at_the_node_budget() {
         doc.nodes().len()
     );
     let text = doc.inner_text(doc.body());
-    assert!(text.starts_with("para0\npara1\n"), "{:?}", &text[..40]);
+    assert!(text.starts_with("para0\npara1\n"), "{:?}", text.get(..40));
     assert!(!text.contains("para4999"));
 }
 
@@ -150,7 +150,7 @@ fn formatting_work_is_cut_at_its_budget() {
     let doc = Document::parse(&format!("<p>{open}{closed}"), &DomOptions::default());
     assert!(doc.truncated);
     let text = doc.inner_text(doc.body());
-    assert!(text.starts_with("w0w1w2"), "{:?}", &text[..20]);
+    assert!(text.starts_with("w0w1w2"), "{:?}", text.get(..20));
     assert!(!text.contains("w19999"));
 }
 
