@@ -150,6 +150,9 @@ struct ArcReader<'a> {
 impl ArcReader<'_> {
     /// A reject that ends the file (ARC has no marker to resynchronise on).
     fn stop(&mut self, offset: Option<u64>, reason: &str) {
+        let read = self.stats.records;
+        // The rest of the file counts as one record, rejected.
+        self.stats.records += 1;
         self.stats.rejected += 1;
         (self.on_event)(Event::Reject(Reject {
             source: SourceRef {
@@ -159,10 +162,7 @@ impl ArcReader<'_> {
             record_id: None,
             url: None,
             stage: "arc".to_string(),
-            reason: format!(
-                "stopped reading after {} records: {reason}",
-                self.stats.records
-            ),
+            reason: format!("stopped reading after {read} records: {reason}"),
         }));
     }
 
@@ -283,7 +283,10 @@ impl ArcReader<'_> {
         let stats = crate::warc::read_warc_bytes(file, record, self.opts, &mut |event| {
             on_event(at_offset(event, offset))
         });
-        // The record is counted once, as an ARC record.
+        // The record is counted once, as an ARC record (more if its block
+        // holds WARC records: `framing.rs`).
+        self.stats.records += stats.records.saturating_sub(1);
+        self.stats.revisits += stats.revisits;
         self.stats.responses += stats.responses;
         self.stats.html += stats.html;
         self.stats.feeds += stats.feeds;

@@ -31,6 +31,7 @@
 mod arc;
 mod charset;
 mod feed;
+mod framing;
 mod gzip_segments;
 mod http;
 mod url_norm;
@@ -92,9 +93,16 @@ pub enum Event {
 }
 
 /// Counters for one WARC file.
+///
+/// Every record read ends in exactly one of `html`, `feeds`, `revisits`,
+/// `skipped` and `rejected`, so that [`WarcStats::accounted`] equals
+/// `records` after [`read_warc`]; after [`read_warc_split`] the payloads it
+/// handed out undecoded make up the difference.
 #[derive(Default, Debug, Clone)]
 pub struct WarcStats {
-    /// Records read, of any type.
+    /// Records read, of any type, counting as one record each stretch
+    /// between records that is not one and the rest of a file that could
+    /// not be read (each becomes a reject).
     pub records: u64,
     /// `response` records.
     pub responses: u64,
@@ -118,6 +126,12 @@ impl WarcStats {
             Event::Feed { .. } => self.feeds += 1,
             Event::Reject(_) => self.rejected += 1,
         }
+    }
+
+    /// The records whose outcome these counters hold: pages, feeds,
+    /// revisits, skips and rejects.
+    pub fn accounted(&self) -> u64 {
+        self.html + self.feeds + self.revisits + self.skipped + self.rejected
     }
 
     /// The sum of two sets of counters.

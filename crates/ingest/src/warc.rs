@@ -1,17 +1,19 @@
 //! Streaming WARC reader built on fastwarc.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use canopy_types::{PageRecord, Reject, SourceRef};
-use fastwarc::stream_io::traits::IntoWarcReader;
+use fastwarc::stream_io::bufread::LimitedBufReader;
+use fastwarc::stream_io::traits::{IntoWarcReader, WarcRead};
 use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
 use crate::charset::decode_html;
 use crate::feed::parse_feed;
+use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::SegmentedGzip;
 use crate::http::{self, DecodeError, PayloadKind};
 use crate::{Event, IngestOptions, WarcStats};
@@ -70,12 +72,17 @@ pub fn read_warc_split(
             // More pieces ahead only queue the pool's other work behind them.
             let window = rayon::current_num_threads();
             let reader = SegmentedGzip::open(path, segment_bytes, window)?;
-            return Ok(read_stream(reader, &file_name, opts, on_item));
+            return Ok(read_stream(Box::new(reader), &file_name, opts, on_item));
         }
     }
     file.seek(SeekFrom::Start(0))?;
     let reader = BufReader::with_capacity(1 << 20, file);
-    Ok(read_stream(reader, &file_name, opts, on_item))
+    Ok(read_stream(
+        reader.into_warc_reader(),
+        &file_name,
+        opts,
+        on_item,
+    ))
 }
 
 /// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
@@ -89,7 +96,8 @@ pub fn read_warc_bytes(
     on_event: &mut dyn FnMut(Event),
 ) -> WarcStats {
     let mut decoded = WarcStats::default();
-    let read = read_stream(std::io::Cursor::new(bytes), name, opts, &mut |item| {
+    let reader = std::io::Cursor::new(bytes).into_warc_reader();
+    let read = read_stream(reader, name, opts, &mut |item| {
         decode_inline(item, opts, &mut decoded, on_event);
     });
     read.plus(&decoded)
@@ -114,16 +122,50 @@ fn decode_inline(
     }
 }
 
-/// Reads every record of a WARC stream.
+/// Reads every record of a WARC stream (plain, or compressed as its first
+/// bytes say). Every record read, and every stretch between records that
+/// is not one, is counted in [`WarcStats::records`] and ends as an item or
+/// a counted skip (`framing.rs`).
 fn read_stream(
-    reader: impl IntoWarcReader,
+    raw: Box<dyn WarcRead>,
     file_name: &str,
     opts: &IngestOptions,
     on_item: &mut dyn FnMut(Item),
 ) -> WarcStats {
     let mut stats = WarcStats::default();
+    let ctx = Ctx {
+        file: file_name,
+        opts,
+    };
+    let stream = match framing::open(raw) {
+        Ok(stream) => stream,
+        Err(e) => {
+            ctx.stop(&mut stats, on_item, format!("cannot read: {e}"));
+            return stats;
+        }
+    };
+    // What precedes the first record; all of the file, if it is not a WARC.
+    let mut head = LimitedBufReader::new(stream, None);
+    let leading = framing::read_gap(&mut head).and_then(|junk| {
+        head.set_limit(u64::MAX);
+        let at_end = head.fill_buf()?.is_empty();
+        Ok((junk, at_end))
+    });
+    match leading {
+        Ok((Some(junk), true)) => {
+            let reason = format!("no WARC records found (not a WARC file): {}", junk.reason());
+            ctx.stop(&mut stats, on_item, reason);
+            return stats;
+        }
+        Ok((junk, _)) => ctx.not_a_record(junk, &mut stats, on_item),
+        Err(e) => {
+            ctx.stop(&mut stats, on_item, format!("cannot read: {e}"));
+            return stats;
+        }
+    }
     let options = ArchiveIteratorOptions {
-        stream_detect: true,
+        // `framing::open` has put the decoder in place.
+        stream_detect: false,
         parse_http: false,
         decode_http_payload: AutoDecode::None,
         verify_digests: false,
@@ -131,11 +173,7 @@ fn read_stream(
         max_header_len: MAX_HEADER_LEN,
         inplace: false,
     };
-    let ctx = Ctx {
-        file: file_name,
-        opts,
-    };
-    for item in ArchiveIterator::with_options(reader, options) {
+    for item in ArchiveIterator::with_options(head.into_inner(), options) {
         match item {
             Ok(shared) => {
                 let mut record = shared.borrow_mut();
@@ -146,38 +184,37 @@ fn read_stream(
                     }
                     on_item(item);
                 }
+                // The rest of the record's block, then what lies before
+                // the next record.
+                let gap = record.reader_mut().map(|reader| {
+                    framing::read_block(reader, None, 0, true)?;
+                    framing::read_gap(reader)
+                });
+                match gap {
+                    Some(Ok(junk)) => ctx.not_a_record(junk, &mut stats, on_item),
+                    Some(Err(e)) => {
+                        ctx.stop(&mut stats, on_item, format!("cannot read: {e}"));
+                        break;
+                    }
+                    None => {}
+                }
             }
             Err(e) => {
                 // fastwarc cannot resynchronise after a broken record header
                 // or a corrupt compressed stream: report and stop.
-                stats.rejected += 1;
-                on_item(Item::Event(Event::Reject(Reject {
-                    source: SourceRef {
-                        file: file_name.to_string(),
-                        offset: None,
-                    },
-                    record_id: None,
-                    url: None,
-                    stage: "warc".to_string(),
-                    reason: format!("stopped reading after {} records: {e}", stats.records),
-                })));
+                let reason = format!("stopped reading after {} records: {e}", stats.records);
+                ctx.stop(&mut stats, on_item, reason);
                 break;
             }
         }
     }
-    if stats.records == 0 && stats.rejected == 0 {
-        // Quirks mode skips junk looking for a WARC header: say so if none came.
-        stats.rejected += 1;
-        on_item(Item::Event(Event::Reject(Reject {
-            source: SourceRef {
-                file: file_name.to_string(),
-                offset: Some(0),
-            },
-            record_id: None,
-            url: None,
-            stage: "warc".to_string(),
-            reason: "no WARC records found (not a WARC file, or empty)".to_string(),
-        })));
+    if stats.records == 0 {
+        // Nothing at all: an empty file.
+        ctx.stop(
+            &mut stats,
+            on_item,
+            "no WARC records found (an empty file)".to_string(),
+        );
     }
     stats
 }
@@ -253,6 +290,46 @@ impl RecordInfo {
 }
 
 impl Ctx<'_> {
+    /// The reading of the file stops here: the rest of it counts as one
+    /// record that could not be read.
+    fn stop(&self, stats: &mut WarcStats, on_item: &mut dyn FnMut(Item), reason: String) {
+        stats.records += 1;
+        stats.rejected += 1;
+        let offset = if stats.records == 1 { Some(0) } else { None };
+        on_item(Item::Event(Event::Reject(Reject {
+            source: SourceRef {
+                file: self.file.to_string(),
+                offset,
+            },
+            record_id: None,
+            url: None,
+            stage: "warc".to_string(),
+            reason,
+        })));
+    }
+
+    /// A stretch that is not a record counts as one record read, rejected.
+    fn not_a_record(
+        &self,
+        junk: Option<NotARecord>,
+        stats: &mut WarcStats,
+        on_item: &mut dyn FnMut(Item),
+    ) {
+        let Some(junk) = junk else { return };
+        stats.records += 1;
+        stats.rejected += 1;
+        on_item(Item::Event(Event::Reject(Reject {
+            source: SourceRef {
+                file: self.file.to_string(),
+                offset: Some(junk.offset),
+            },
+            record_id: None,
+            url: None,
+            stage: "warc".to_string(),
+            reason: junk.reason(),
+        })));
+    }
+
     /// Turns one record into at most one event, updating the counters.
     fn process(&self, record: &mut WarcRecord, stats: &mut WarcStats) -> Option<Item> {
         let info = RecordInfo {
@@ -379,14 +456,25 @@ impl Ctx<'_> {
         // so that reading does not grow and copy the buffer.
         let hint = usize::try_from(expected).unwrap_or(cap).min(cap);
         let mut raw = Vec::with_capacity(hint);
-        let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-        if let Err(e) = reader.take(limit).read_to_end(&mut raw) {
-            return Some(info.reject_item("warc", format!("cannot read record payload: {e}")));
+        let end = framing::read_block(reader, Some(&mut raw), cap.saturating_add(1), true);
+        match end {
+            Err(e) => {
+                return Some(info.reject_item("warc", format!("cannot read record payload: {e}")));
+            }
+            Ok(BlockEnd::NextRecord(at)) => {
+                return Some(info.reject_item(
+                    "warc",
+                    format!(
+                        "Content-Length runs past the record: the next record starts {at} bytes into its {expected}-byte payload"
+                    ),
+                ));
+            }
+            Ok(BlockEnd::Whole | BlockEnd::IntoSeparator) => {}
         }
         if raw.len() > cap {
             return Some(info.reject_item("warc", format!("record payload exceeds {cap} bytes")));
         }
-        if (raw.len() as u64) < expected {
+        if (raw.len() as u64) < expected && !matches!(end, Ok(BlockEnd::IntoSeparator)) {
             return Some(info.reject_item(
                 "warc",
                 format!(

@@ -201,7 +201,8 @@ fn a_file_without_warc_records_gives_one_reject() {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         let (events, stats) = read(&path, &IngestOptions::default());
-        assert_eq!(stats.records, 0, "{name}");
+        // The file counts as one record that could not be read.
+        assert_eq!((stats.records, stats.rejected), (1, 1), "{name}");
         assert_eq!(events.len(), 1, "{name}");
         match &events[0] {
             Event::Reject(r) => {
@@ -210,4 +211,163 @@ fn a_file_without_warc_records_gives_one_reject() {
             other => panic!("{name}: {other:?}"),
         }
     }
+}
+
+/// A response record whose `Content-Length` is off by `delta` bytes.
+fn response_with_length_off(id: u32, delta: i64) -> Vec<u8> {
+    let good = response(
+        id,
+        &format!("http://example.com/{id}"),
+        "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+        PAGE.as_bytes(),
+    );
+    let text = String::from_utf8(good).unwrap();
+    let (head, rest) = text.split_once("Content-Length: ").unwrap();
+    let (length, tail) = rest.split_once("\r\n").unwrap();
+    let length = length.parse::<i64>().unwrap() + delta;
+    format!("{head}Content-Length: {length}\r\n{tail}").into_bytes()
+}
+
+fn page(id: u32) -> Vec<u8> {
+    response_with_length_off(id, 0)
+}
+
+/// The ways the same records are laid out in a file.
+#[derive(Debug, Clone, Copy)]
+enum Layout {
+    Plain,
+    MemberPerRecord,
+    OneMember,
+}
+
+fn layout_bytes(layout: Layout, records: &[Vec<u8>]) -> Vec<u8> {
+    match layout {
+        Layout::Plain => records.concat(),
+        Layout::MemberPerRecord => records.iter().flat_map(|r| gzip(r)).collect(),
+        Layout::OneMember => gzip(&records.concat()),
+    }
+}
+
+/// Reads `records` laid out each way: the pages are those of `pages`
+/// (by id), each reject's reason contains one of `rejects`, in order, and
+/// every record read is accounted for.
+fn check_framing(what: &str, records: &[Vec<u8>], pages: &[u32], rejects: &[&str]) {
+    for layout in [Layout::Plain, Layout::MemberPerRecord, Layout::OneMember] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("damaged.warc");
+        std::fs::write(&path, layout_bytes(layout, records)).unwrap();
+        let (events, stats) = read(&path, &IngestOptions::default());
+        let got_pages: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Page(p) => Some(p.url.clone()),
+                _ => None,
+            })
+            .collect();
+        let want: Vec<String> = pages
+            .iter()
+            .map(|id| format!("http://example.com/{id}"))
+            .collect();
+        assert_eq!(got_pages, want, "{what}, {layout:?}: pages");
+        let reasons: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Reject(r) => Some(r.reason.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reasons.len(),
+            rejects.len(),
+            "{what}, {layout:?}: {reasons:?}"
+        );
+        for (reason, want) in reasons.iter().zip(rejects) {
+            assert!(reason.contains(want), "{what}, {layout:?}: {reason}");
+        }
+        assert_eq!(
+            stats.records,
+            stats.accounted(),
+            "{what}, {layout:?}: every record read is accounted for ({stats:?})"
+        );
+    }
+}
+
+const RUNS_PAST: &str = "Content-Length runs past the record";
+const NOT_A_RECORD: &str = "not a WARC record";
+
+/// Regression: a `Content-Length` larger than its record swallowed the
+/// records after it, which appeared nowhere (plain, per-record gzip and
+/// whole-file gzip alike). The record is rejected and the next one read,
+/// however far past it the length runs: into the next record's body, a few
+/// bytes into its version line, or past the end of the file.
+#[test]
+fn a_content_length_too_long_loses_no_record_after_it() {
+    for delta in [600, 1_000_000_000, 5, 13, 14] {
+        let records = [
+            page(1),
+            response_with_length_off(2, delta),
+            page(3),
+            page(4),
+        ];
+        check_framing(
+            &format!("length +{delta}"),
+            &records,
+            &[1, 3, 4],
+            &[RUNS_PAST],
+        );
+    }
+    let records = [page(1), page(2), response_with_length_off(3, 600)];
+    check_framing("the last, +600", &records, &[1, 2], &["truncated record"]);
+}
+
+/// A `Content-Length` that takes in only part of the blank line between
+/// records leaves its record whole.
+#[test]
+fn a_content_length_into_the_separator_is_no_error() {
+    for delta in 1..=4 {
+        let records = [page(1), response_with_length_off(2, delta), page(3)];
+        check_framing(&format!("length +{delta}"), &records, &[1, 2, 3], &[]);
+    }
+}
+
+/// A `Content-Length` too short leaves the rest of the record between
+/// records: it is a reject of its own, and the record before it keeps
+/// what its length covers.
+#[test]
+fn a_content_length_too_short_leaves_a_stretch_that_is_rejected() {
+    let records = [page(1), response_with_length_off(2, -40), page(3)];
+    check_framing("length -40", &records, &[1, 2, 3], &[NOT_A_RECORD]);
+}
+
+/// Regression: a stretch that opens with something other than a WARC
+/// header (an HTTP message alone, `WARC/2.0`, a lower-case `warc/1.0`) was
+/// skipped without a word. It is one reject; the records around it are read.
+#[test]
+fn a_stretch_that_is_not_a_record_is_rejected() {
+    let http_alone =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>orphan</p>\r\n\r\n".to_vec();
+    let version = |v: &str| {
+        let text = String::from_utf8(page(9)).unwrap();
+        text.replacen("WARC/1.0", v, 1).into_bytes()
+    };
+    for (what, stray) in [
+        ("HTTP alone", http_alone),
+        ("WARC/2.0", version("WARC/2.0")),
+        ("lower case", version("warc/1.0")),
+    ] {
+        let records = [page(1), stray.clone(), page(3)];
+        check_framing(what, &records, &[1, 3], &[NOT_A_RECORD]);
+        let records = [stray.clone(), page(1), page(3)];
+        check_framing(&format!("{what} first"), &records, &[1, 3], &[NOT_A_RECORD]);
+        let records = [page(1), page(3), stray];
+        check_framing(&format!("{what} last"), &records, &[1, 3], &[NOT_A_RECORD]);
+    }
+}
+
+/// Blank lines between records, LF-only or CRLF, are separators, not
+/// stretches to reject.
+#[test]
+fn blank_lines_between_records_are_separators() {
+    let records = [page(1), b"\n\r\n  \n".to_vec(), page(2), b"\r\n".to_vec()];
+    check_framing("blank lines", &records, &[1, 2], &[]);
 }

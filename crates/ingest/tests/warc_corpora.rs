@@ -39,6 +39,7 @@ fn check_corpus_pages(corpus: &str, expected: usize) {
     let pages = pages(&events);
     assert_eq!(pages.len(), expected, "{corpus}: page count");
     assert_eq!(stats.html as usize, expected);
+    assert_eq!(stats.records, stats.accounted(), "{corpus}: {stats:?}");
     assert!(
         rejects(&events).is_empty(),
         "{corpus}: unexpected rejects {:?}",
@@ -222,10 +223,20 @@ fn clueweb_quirk_file_yields_29_japanese_pages() {
 #[test]
 fn truncated_record_is_rejected_and_earlier_records_kept() {
     let (events, stats) = read_all("warc/warcio/example-trunc.warc");
-    // Two warcinfo records, the broken response and the request after it.
-    assert_eq!(stats.records, 4);
+    // Two warcinfo records, the broken response, the two bytes its
+    // Content-Length leaves out (warcio: "Record not followed by newline,
+    // perhaps Content-Length is invalid") and the request after them.
+    assert_eq!(stats.records, 5);
+    assert_eq!(stats.records, stats.accounted());
     let rejects = rejects(&events);
-    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    assert_eq!(rejects.len(), 2, "{rejects:?}");
+    assert!(
+        rejects[1]
+            .reason
+            .contains("6 bytes that are not a WARC record"),
+        "{}",
+        rejects[1].reason
+    );
     let r = rejects[0];
     assert_eq!(
         r.record_id.as_deref(),
@@ -408,6 +419,7 @@ fn every_small_test_warc_is_read_without_error() {
         })
         .unwrap();
         assert_eq!(stats.rejected as usize, rejects(&events).len(), "{rel}");
+        assert_eq!(stats.records, stats.accounted(), "{rel}: {stats:?}");
         assert!(
             stats.records > 0 || stats.rejected > 0,
             "{rel}: nothing read and nothing rejected"
