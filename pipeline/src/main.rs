@@ -11,6 +11,7 @@ mod eval;
 mod extract;
 mod fallback;
 mod index;
+mod inputs;
 mod merge;
 mod method;
 mod page_codec;
