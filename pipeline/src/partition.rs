@@ -162,10 +162,22 @@ impl Sequencer {
                     self.rejects.push(reject);
                     continue;
                 }
+                // Where a page becomes one of its site's: a page whose URL
+                // names no web site is a reject, not a page of site "".
                 Decoded::Event(Event::Page(page)) => {
-                    self.pages += 1;
-                    let site = canopy_cluster::site_key(&page.url);
-                    records.push((site, self.next(file, Item::Page(page))));
+                    match canopy_cluster::page_site(&page.url) {
+                        Ok(site) => {
+                            self.pages += 1;
+                            records.push((site, self.next(file, Item::Page(page))));
+                        }
+                        Err(reason) => self.rejects.push(Reject {
+                            source: page.source,
+                            record_id: Some(page.record_id).filter(|r| !r.is_empty()),
+                            url: Some(page.url).filter(|u| !u.is_empty()),
+                            stage: "url".into(),
+                            reason,
+                        }),
+                    }
                     continue;
                 }
                 Decoded::Event(Event::Feed { items, .. }) | Decoded::Feed(items) => items,
