@@ -626,7 +626,7 @@ fn runnable(corpus: &Path, config: &Config, methods: Vec<Method>) -> (Vec<Method
 /// Starts the worker threads.
 fn start_threads(config: &Config) -> anyhow::Result<()> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(config.run.threads)
+        .num_threads(crate::threads::bounded(config.run.threads))
         .build_global()
         .context("cannot start threads")
 }

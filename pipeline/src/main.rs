@@ -11,6 +11,7 @@ mod eval;
 mod extract;
 mod fallback;
 mod index;
+mod inputs;
 mod merge;
 mod method;
 mod page_codec;
@@ -207,6 +208,20 @@ fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Checks early that the `--wet` file can be written: its folder is
+/// writable, and the path is a new or a regular file, never `-` (standard
+/// output) nor a device, FIFO or symlink, which the file would be renamed
+/// over (`canopy_output::check_replaceable`).
+fn check_wet_path(path: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        path != Path::new("-"),
+        "writing the WET file to standard output (-) is not supported: give a file path"
+    );
+    canopy_output::check_replaceable(path)?;
+    check_out_dir(parent_dir(path))?;
+    Ok(())
+}
+
 /// The folder a file is written into (`.` for a bare file name).
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
@@ -243,7 +258,11 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    if let Some(Err(e)) = args.wet.as_deref().map(|p| check_out_dir(parent_dir(p))) {
+    if let Err(e) = merge::check_outputs(&args.out) {
+        eprintln!("canopy: {e:#}");
+        return ExitCode::from(2);
+    }
+    if let Some(Err(e)) = args.wet.as_deref().map(check_wet_path) {
         eprintln!("canopy: --wet: {e:#}");
         return ExitCode::from(2);
     }

@@ -39,6 +39,7 @@ pub struct MergeArgs {
 /// Merges the outputs of every bucket under `buckets_root/buckets/` and the
 /// rejects of every rank of `work` into `out`.
 pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<RunStats> {
+    check_outputs(out)?;
     let (layout, ranks) = canopy_buckets::complete_layout(work)?;
     let mut stats = RunStats::default();
     for r in &ranks {
@@ -129,6 +130,23 @@ pub const OUTPUTS: [&str; 5] = [
     "rejects.jsonl",
     "prior.tsv",
 ];
+
+/// Checks that no output nor `_SUCCESS` in `out` is a symlink or a special
+/// file ([`canopy_output::check_replaceable`]), which a rename would
+/// replace: so such a path stops the run before any work rather than after
+/// the first outputs were replaced. A folder in the way is left to the
+/// write, which refuses it too: a rename could not replace it anyway, and
+/// it is how the tests stop a merge between two outputs for certain.
+pub fn check_outputs(out: &Path) -> anyhow::Result<()> {
+    for name in OUTPUTS.iter().chain([&canopy_output::success::SUCCESS]) {
+        let path = out.join(name);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        canopy_output::check_replaceable(&path)?;
+    }
+    Ok(())
+}
 
 /// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`]
 /// and `extra` (the `--wet` file): call it after the run's last output.

@@ -16,7 +16,8 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::run::{expand_inputs, is_feed_file, is_warc_file, progress_bar, sort_rejects};
+use crate::inputs::Inputs;
+use crate::run::{is_feed_file, is_warc_file, progress_bar, sort_rejects};
 
 /// Records are encoded in parallel batches of about this many bytes of
 /// HTML. Bounded memory: the batch being filled, one queued and the one
@@ -161,10 +162,22 @@ impl Sequencer {
                     self.rejects.push(reject);
                     continue;
                 }
+                // Where a page becomes one of its site's: a page whose URL
+                // names no web site is a reject, not a page of site "".
                 Decoded::Event(Event::Page(page)) => {
-                    self.pages += 1;
-                    let site = canopy_cluster::site_key(&page.url);
-                    records.push((site, self.next(file, Item::Page(page))));
+                    match canopy_cluster::page_site(&page.url) {
+                        Ok(site) => {
+                            self.pages += 1;
+                            records.push((site, self.next(file, Item::Page(page))));
+                        }
+                        Err(reason) => self.rejects.push(Reject {
+                            source: page.source,
+                            record_id: Some(page.record_id).filter(|r| !r.is_empty()),
+                            url: Some(page.url).filter(|u| !u.is_empty()),
+                            stage: "url".into(),
+                            reason,
+                        }),
+                    }
                     continue;
                 }
                 Decoded::Event(Event::Feed { items, .. }) | Decoded::Feed(items) => items,
@@ -190,11 +203,13 @@ impl Sequencer {
     }
 }
 
-/// Partitions the files of rank `layout`/`rank` among `files` (the sorted,
+/// Partitions the files of rank `layout`/`rank` among `inputs` (the sorted,
 /// expanded input list) into `work`. Returns the rank's marker and whether
-/// the rank had already finished (then nothing is read or written).
+/// the rank had already finished (then nothing is read or written). The
+/// rejects of the expansion itself (folders that cannot be read, special
+/// files) are rank 0's: every rank expands the same list.
 pub fn partition(
-    files: &[PathBuf],
+    inputs: &Inputs,
     work: &Path,
     rank: u32,
     layout: Layout,
@@ -261,7 +276,7 @@ pub fn partition(
             batch_bytes: 0,
         };
         let read = read_files(
-            files,
+            &inputs.files,
             rank,
             layout,
             &options,
@@ -282,6 +297,9 @@ pub fn partition(
     let sequencer = written.with_context(ctx)?;
     let mut rejects = read.with_context(ctx)?;
     rejects.extend(sequencer.rejects);
+    if rank == 0 {
+        rejects.extend(inputs.rejects.iter().cloned());
+    }
     marker.pages = sequencer.pages;
     marker.feed_items = sequencer.feed_items;
     marker.skipped += sequencer.skipped;
@@ -396,10 +414,10 @@ pub fn command(args: PartitionArgs) -> ExitCode {
         world_size: args.world_size,
         buckets: args.buckets,
     };
-    let result = expand_inputs(&args.inputs).and_then(|files| {
+    let result = crate::inputs::expand(&args.inputs).and_then(|inputs| {
         let bar = progress_bar(0, "partitioning");
         let r = partition(
-            &files,
+            &inputs,
             &args.work,
             args.rank,
             layout,

@@ -50,37 +50,6 @@ pub fn is_warc_file(path: &Path) -> bool {
         .any(|ext| name.ends_with(ext))
 }
 
-/// Expands folders (recursively, sorted) into WARC and feed files.
-pub fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut stack = vec![input.clone()];
-            while let Some(dir) = stack.pop() {
-                let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-                    .with_context(|| format!("cannot read folder {}", dir.display()))?
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .collect();
-                entries.sort();
-                for e in entries.into_iter().rev() {
-                    if e.is_dir() {
-                        stack.push(e);
-                    } else if is_warc_file(&e) || is_feed_file(&e) {
-                        files.push(e);
-                    }
-                }
-            }
-        } else if input.exists() {
-            files.push(input.clone());
-        } else {
-            anyhow::bail!("input not found: {}", input.display());
-        }
-    }
-    files.sort();
-    files.dedup();
-    Ok(files)
-}
-
 /// The order of `rejects.jsonl`: (file, offset, record_id, reason); equal
 /// keys keep input order.
 pub fn sort_rejects(rejects: &mut [Reject]) {
@@ -118,7 +87,7 @@ pub fn run_all(
     reuse: Option<Arc<Reuse>>,
 ) -> anyhow::Result<(RunStats, f64)> {
     let start = Instant::now();
-    let files = expand_inputs(inputs)?;
+    let inputs = crate::inputs::expand(inputs)?;
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     // A work folder of our own is scratch, removed at the end: no fsyncs
@@ -138,7 +107,8 @@ pub fn run_all(
         }
     };
     // Fewer buckets for smaller inputs (each costs files); same outputs.
-    let input_bytes: u64 = files
+    let input_bytes: u64 = inputs
+        .files
         .iter()
         .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
         .sum();
@@ -147,7 +117,8 @@ pub fn run_all(
         buckets: canopy_buckets::buckets_for(input_bytes),
     };
     let bar = progress_bar(0, "reading");
-    let (rank, _) = crate::partition::partition(&files, work, 0, layout, config, durability, &bar)?;
+    let (rank, _) =
+        crate::partition::partition(&inputs, work, 0, layout, config, durability, &bar)?;
     bar.finish_and_clear();
 
     // One bucket after another, sites in parallel inside each, from this

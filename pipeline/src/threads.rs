@@ -18,9 +18,43 @@
 
 use std::process::ExitCode;
 
-/// Starts rayon's global pool with `threads` workers (0: one per core),
-/// bound one to a CPU if `pin` and the CPUs allow it ([`cpu_of`]).
+/// Worker threads per CPU at most (`--threads`, `run.threads`). Canopy's
+/// workers compute (parse, cluster, extract) and wait on nothing, so past
+/// one per CPU they only queue for the CPUs, while each holds a site in
+/// progress and the read-ahead grows with their number
+/// (`extract.rs`, `AHEAD_RECORDS_PER_THREAD`): `--threads 100000` spent
+/// minutes starting threads. Eight per CPU leaves room to oversubscribe
+/// on purpose (the determinism tests run 7 workers, on machines of one
+/// CPU too) and bounds a typo. Outputs are the same for any number.
+pub const MAX_THREADS_PER_CPU: usize = 8;
+
+/// `requested` workers (0: one per CPU), lowered to
+/// [`MAX_THREADS_PER_CPU`] per CPU this process may use (its affinity and
+/// cgroup quota, as `available_parallelism` sees them), with a note on
+/// stderr when lowered.
+pub fn bounded(requested: usize) -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let most = bound_for(cpus);
+    if requested > most {
+        eprintln!(
+            "canopy: {requested} threads is more than {MAX_THREADS_PER_CPU} per CPU \
+             ({cpus} CPUs): using {most}"
+        );
+        return most;
+    }
+    requested
+}
+
+/// The most workers for `cpus` CPUs.
+pub fn bound_for(cpus: usize) -> usize {
+    cpus.max(1).saturating_mul(MAX_THREADS_PER_CPU)
+}
+
+/// Starts rayon's global pool with `threads` workers (0: one per core;
+/// at most [`bounded`]), bound one to a CPU if `pin` and the CPUs allow
+/// it ([`cpu_of`]).
 pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
+    let threads = bounded(threads);
     let allowed = if pin { allowed_cpus() } else { Vec::new() };
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -96,6 +130,18 @@ mod tests {
         // One worker has nowhere to be moved from; unknown CPUs.
         assert_eq!(cpus(&[3], 1), [None]);
         assert_eq!(cpus(&[], 2), [None, None]);
+    }
+
+    #[test]
+    fn threads_are_bounded_by_the_cpus() {
+        assert_eq!(bound_for(2), 16);
+        assert_eq!(bound_for(0), MAX_THREADS_PER_CPU);
+        assert_eq!(bound_for(usize::MAX), usize::MAX);
+        let most = bound_for(std::thread::available_parallelism().unwrap().get());
+        assert_eq!(bounded(0), 0);
+        assert_eq!(bounded(7.min(most)), 7.min(most));
+        assert_eq!(bounded(100_000), most.min(100_000));
+        assert_eq!(bounded(usize::MAX), most);
     }
 
     #[cfg(target_os = "linux")]

@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -18,23 +18,118 @@ fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
     )
 }
 
+/// Inputs one merge keeps open at once. `canopy merge` runs two merges at
+/// a time (`articles.jsonl`, and the smaller files one after another), so
+/// the buckets' outputs take at most 256 descriptors, a quarter of the
+/// usual default limit of 1024 (`ulimit -n`), whatever `--buckets` is. More
+/// inputs are merged in groups of this many, in order, into temporary files
+/// (unnamed, beside the inputs), which are then merged the same way: a
+/// merge of stable merges of consecutive groups is the same stable merge,
+/// so the bytes do not change. `canopy run` has at most 64 buckets
+/// ([`crate::DEFAULT_BUCKETS`]) and never merges in groups.
+pub const MAX_MERGE_INPUTS: usize = 128;
+
+/// One input of a merge: its name (for errors) and, unless it is missing,
+/// the file.
+type Input = (PathBuf, Option<File>);
+
+/// A merge of opened inputs into a writer, returning the lines or rows written.
+type MergeFn<'a> = &'a dyn Fn(Vec<Input>, &mut dyn Write) -> io::Result<u64>;
+
+/// An input not opened yet: a path, or a group already merged into a
+/// temporary file.
+enum Pending {
+    Path(PathBuf),
+    Merged(PathBuf, File),
+}
+
+impl Pending {
+    fn open(self) -> io::Result<Input> {
+        match self {
+            Pending::Path(path) => match File::open(&path) {
+                Ok(f) => Ok((path, Some(f))),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((path, None)),
+                Err(e) => Err(invalid(&path, e)),
+            },
+            Pending::Merged(name, file) => Ok((name, Some(file))),
+        }
+    }
+}
+
+/// Merges `inputs` with `merge`, at most [`MAX_MERGE_INPUTS`] open at once.
+fn merge_bounded(inputs: &[PathBuf], out: &mut dyn Write, merge: MergeFn<'_>) -> io::Result<u64> {
+    merge_bounded_by(inputs, out, MAX_MERGE_INPUTS, merge)
+}
+
+fn merge_bounded_by(
+    inputs: &[PathBuf],
+    out: &mut dyn Write,
+    max_inputs: usize,
+    merge: MergeFn<'_>,
+) -> io::Result<u64> {
+    let max_inputs = max_inputs.max(2);
+    let mut level: Vec<Pending> = inputs.iter().cloned().map(Pending::Path).collect();
+    while level.len() > max_inputs {
+        // Temporary files go beside the inputs (the output's disk, not /tmp).
+        let scratch = inputs
+            .iter()
+            .filter_map(|p| p.parent())
+            .find(|d| d.is_dir())
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let mut next = Vec::new();
+        let mut rest = level.into_iter().peekable();
+        while rest.peek().is_some() {
+            let group: Vec<Pending> = rest.by_ref().take(max_inputs).collect();
+            let group = group
+                .into_iter()
+                .map(Pending::open)
+                .collect::<io::Result<Vec<_>>>()?;
+            let name = PathBuf::from(format!(
+                "(merged from {} to {})",
+                group[0].0.display(),
+                group[group.len() - 1].0.display()
+            ));
+            let mut file = tempfile::tempfile_in(&scratch).map_err(|e| invalid(&scratch, e))?;
+            {
+                let mut w = BufWriter::new(&mut file);
+                merge(group, &mut w)?;
+                w.flush()?;
+            }
+            file.seek(SeekFrom::Start(0))?;
+            next.push(Pending::Merged(name, file));
+        }
+        level = next;
+    }
+    let opened = level
+        .into_iter()
+        .map(Pending::open)
+        .collect::<io::Result<Vec<_>>>()?;
+    merge(opened, out)
+}
+
 /// Merges JSON-lines files, each sorted by `key`, into `out`; equal keys
 /// keep the order of `inputs`. A missing input counts as empty. Returns the
-/// number of lines written.
+/// number of lines written. At most [`MAX_MERGE_INPUTS`] files are open at
+/// once.
 pub fn merge_jsonl<K: Ord>(
     inputs: &[PathBuf],
     key: impl Fn(&[u8]) -> serde_json::Result<K>,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
-    let mut readers = Vec::with_capacity(inputs.len());
-    for path in inputs {
-        match File::open(path) {
-            Ok(f) => readers.push(Some(BufReader::new(f))),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => readers.push(None),
-            Err(e) => return Err(invalid(path, e)),
-        }
-    }
-    let mut lines: Vec<Vec<u8>> = vec![Vec::new(); inputs.len()];
+    merge_bounded(inputs, out, &|opened, out| {
+        merge_jsonl_open(opened, &key, out)
+    })
+}
+
+fn merge_jsonl_open<K: Ord>(
+    inputs: Vec<Input>,
+    key: &dyn Fn(&[u8]) -> serde_json::Result<K>,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let (names, files): (Vec<PathBuf>, Vec<Option<File>>) = inputs.into_iter().unzip();
+    let mut readers: Vec<Option<BufReader<File>>> =
+        files.into_iter().map(|f| f.map(BufReader::new)).collect();
+    let mut lines: Vec<Vec<u8>> = vec![Vec::new(); names.len()];
     let mut heap = BinaryHeap::new();
     // Reads input `i`'s next line into `lines[i]` and queues it by key.
     let mut advance = |i: usize,
@@ -47,16 +142,16 @@ pub fn merge_jsonl<K: Ord>(
         lines[i].clear();
         if reader
             .read_until(b'\n', &mut lines[i])
-            .map_err(|e| invalid(&inputs[i], e))?
+            .map_err(|e| invalid(&names[i], e))?
             == 0
         {
             return Ok(());
         }
-        let k = key(&lines[i]).map_err(|e| invalid(&inputs[i], e))?;
+        let k = key(&lines[i]).map_err(|e| invalid(&names[i], e))?;
         heap.push(Reverse((k, i)));
         Ok(())
     };
-    for i in 0..inputs.len() {
+    for i in 0..names.len() {
         advance(i, &mut lines, &mut heap)?;
     }
     let mut written = 0;
@@ -74,24 +169,30 @@ pub fn merge_jsonl<K: Ord>(
 /// Merges CSV files with one header, each sorted by its first `key_fields`
 /// fields, into `out`; records are rewritten with the csv crate's default
 /// (minimal) quoting, which is how they were written. All empty gives an
-/// empty file, as a run with no rows does. Returns the rows written.
+/// empty file, as a run with no rows does. Returns the rows written. At
+/// most [`MAX_MERGE_INPUTS`] files are open at once.
 pub fn merge_csv(inputs: &[PathBuf], key_fields: usize, out: &mut dyn Write) -> io::Result<u64> {
+    merge_bounded(inputs, out, &|opened, out| {
+        merge_csv_open(opened, key_fields, out)
+    })
+}
+
+fn merge_csv_open(inputs: Vec<Input>, key_fields: usize, out: &mut dyn Write) -> io::Result<u64> {
     let mut readers = Vec::new();
     let mut header: Option<csv::ByteRecord> = None;
-    for path in inputs {
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(invalid(path, e)),
-        };
+    for (path, file) in inputs {
+        let Some(file) = file else { continue };
         let mut reader = csv::Reader::from_reader(BufReader::new(file));
-        let h = reader.byte_headers().map_err(|e| invalid(path, e))?.clone();
+        let h = reader
+            .byte_headers()
+            .map_err(|e| invalid(&path, e))?
+            .clone();
         if h.is_empty() {
             continue;
         }
         match &header {
             Some(first) if *first != h => {
-                return Err(invalid(path, "header differs from the other buckets'"))
+                return Err(invalid(&path, "header differs from the other buckets'"))
             }
             _ => header = Some(h),
         }
@@ -220,5 +321,72 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(merge_csv(&[empty], 2, &mut out).unwrap(), 0);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn merging_in_groups_gives_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        // 23 inputs of wrappers and of summary rows, keys interleaved across
+        // inputs, ties between inputs (stable order), missing and empty ones.
+        let mut jsonl = Vec::new();
+        let mut csvs = Vec::new();
+        for i in 0..23u32 {
+            let j = dir.path().join(format!("{i}.jsonl"));
+            let c = dir.path().join(format!("{i}.csv"));
+            if i % 7 != 3 {
+                let mut text = String::new();
+                let mut rows = String::from("site,cluster,pages\n");
+                for k in 0..(i % 5) {
+                    let site = format!("s{:02}", (k * 7 + i) % 11);
+                    text.push_str(&format!(
+                        "{{\"site\":\"{site}\",\"cluster\":\"{site}/0\",\"from\":{i}}}\n"
+                    ));
+                    rows.push_str(&format!("{site},\"{site}/0\",{i}\n"));
+                }
+                let mut sorted: Vec<&str> = text.lines().collect();
+                sorted.sort_by_key(|l| wrapper_key(l.as_bytes()).unwrap());
+                std::fs::write(
+                    &j,
+                    sorted.join("\n") + if sorted.is_empty() { "" } else { "\n" },
+                )
+                .unwrap();
+                let mut body: Vec<&str> = rows.lines().skip(1).collect();
+                body.sort_by_key(|l| l.split(',').take(2).map(String::from).collect::<Vec<_>>());
+                let header = if i % 4 == 0 {
+                    ""
+                } else {
+                    "site,cluster,pages\n"
+                };
+                let body = if header.is_empty() {
+                    String::new()
+                } else {
+                    body.join("\n") + "\n"
+                };
+                std::fs::write(&c, format!("{header}{body}")).unwrap();
+            }
+            jsonl.push(j);
+            csvs.push(c);
+        }
+        let merged = |max: usize, csv: bool| {
+            let mut out = Vec::new();
+            let n = if csv {
+                merge_bounded_by(&csvs, &mut out, max, &|o, w| merge_csv_open(o, 2, w))
+            } else {
+                merge_bounded_by(&jsonl, &mut out, max, &|o, w| {
+                    merge_jsonl_open(o, &wrapper_key, w)
+                })
+            }
+            .unwrap();
+            (n, out)
+        };
+        for csv in [false, true] {
+            let whole = merged(usize::MAX, csv);
+            assert!(whole.0 > 20, "{}", whole.0);
+            for max in [2, 3, 5, 22] {
+                assert_eq!(merged(max, csv), whole, "groups of {max}, csv {csv}");
+            }
+        }
+        // The temporary files are unnamed: nothing is left beside the inputs.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 40);
     }
 }

@@ -38,7 +38,9 @@ fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
 }
 
 /// The index of bucket `bucket` over ranks `0..world_size`, by site. A rank
-/// with no record in the bucket has no file.
+/// with no record in the bucket has no file. Every entry must lie inside
+/// its rank's data file: a damaged `len` or `offset` is an error here,
+/// before anything is allocated for it.
 pub fn read_bucket_index(
     work: &Path,
     bucket: u32,
@@ -53,9 +55,15 @@ pub fn read_bucket_index(
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(invalid(&path, e)),
         };
-        for line in BufReader::new(file).lines() {
+        let data = dir.join(data_name(rank));
+        let data_len = std::fs::metadata(&data)
+            .map_err(|e| invalid(&data, e))?
+            .len();
+        for (n, line) in BufReader::new(file).lines().enumerate() {
             let line = line.map_err(|e| invalid(&path, e))?;
             let l: IndexLine = serde_json::from_str(&line).map_err(|e| invalid(&path, e))?;
+            check_span(l.offset, l.len, data_len)
+                .map_err(|what| invalid(&path, format!("line {}: {what}", n + 1)))?;
             sites.entry(l.site).or_default().push(Entry {
                 rank,
                 pos: l.pos,
@@ -66,6 +74,18 @@ pub fn read_bucket_index(
         }
     }
     Ok(sites)
+}
+
+/// Whether `len` bytes at `offset` lie inside a data file of `file_len`
+/// bytes; if not, what is wrong, for the error.
+fn check_span(offset: u64, len: u64, file_len: u64) -> Result<(), String> {
+    match offset.checked_add(len) {
+        Some(end) if end <= file_len => Ok(()),
+        _ => Err(format!(
+            "record of {len} bytes at offset {offset} past the end of the data file \
+             ({file_len} bytes): the index is damaged"
+        )),
+    }
 }
 
 /// Reads records of one bucket by their index entries.
@@ -107,22 +127,27 @@ impl BucketReader {
     }
 }
 
-/// The data files of a bucket opened so far, by rank.
+/// The data files of a bucket opened so far, by rank, with their lengths.
 #[derive(Default)]
-struct Files(HashMap<u32, (PathBuf, File)>);
+struct Files(HashMap<u32, (PathBuf, File, u64)>);
 
 impl Files {
     /// Reads the frame at `e` into `frame`.
     fn read(&mut self, reader: &BucketReader, e: &Entry, frame: &mut Vec<u8>) -> io::Result<()> {
-        let (path, file) = match self.0.entry(e.rank) {
+        let (path, file, file_len) = match self.0.entry(e.rank) {
             std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let path = reader.dir.join(data_name(e.rank));
                 let file = File::open(&path).map_err(|err| invalid(&path, err))?;
-                v.insert((path, file))
+                let len = file.metadata().map_err(|err| invalid(&path, err))?.len();
+                v.insert((path, file, len))
             }
         };
-        frame.resize(e.len as usize, 0);
+        // Entries come from the checked index; one made by hand is checked
+        // too, so that no length allocates more than the file holds.
+        check_span(e.offset, e.len, *file_len).map_err(|what| invalid(path, what))?;
+        let len = usize::try_from(e.len).map_err(|err| invalid(path, err))?;
+        frame.resize(len, 0);
         file.seek(SeekFrom::Start(e.offset))
             .and_then(|_| file.read_exact(frame))
             .map_err(|err| invalid(path, err))
@@ -219,5 +244,47 @@ mod tests {
             err.contains(&format!("record at {}", entries[1].offset)),
             "{err}"
         );
+    }
+
+    #[test]
+    fn an_index_entry_past_the_data_file_is_an_error_not_an_allocation() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path();
+        let mut writer = RankWriter::new(work, 0, 1, canopy_output::Durability::Unsynced);
+        writer
+            .write_batch(vec![
+                page("http://a.example/1", 0),
+                page("http://a.example/2", 1),
+            ])
+            .unwrap();
+        writer.finish().unwrap();
+        let index_path = bucket_dir(work, 0).join("rank-00000.index.jsonl");
+        let good = std::fs::read_to_string(&index_path).unwrap();
+        let entries = read_bucket_index(work, 0, 1).unwrap()["a.example"].clone();
+        let reader = BucketReader::new(work, 0);
+        for (from, to) in [
+            (
+                format!("\"len\":{}", entries[1].len),
+                "\"len\":999999999999".to_string(),
+            ),
+            (
+                format!("\"len\":{}", entries[1].len),
+                format!("\"len\":{}", u64::MAX),
+            ),
+            (
+                format!("\"offset\":{}", entries[1].offset),
+                format!("\"offset\":{}", u64::MAX - 1),
+            ),
+        ] {
+            std::fs::write(&index_path, good.replacen(&from, &to, 1)).unwrap();
+            let err = read_bucket_index(work, 0, 1).unwrap_err().to_string();
+            assert!(err.contains("line 2: record of"), "{err}");
+            assert!(err.contains("the index is damaged"), "{err}");
+            // An entry made by hand is refused by the reader too.
+            let mut bad = entries[1];
+            bad.len = 1 << 40;
+            let err = reader.read_frames(&[bad]).unwrap_err().to_string();
+            assert!(err.contains("past the end of the data file"), "{err}");
+        }
     }
 }

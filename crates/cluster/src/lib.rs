@@ -1,7 +1,8 @@
 //! Groups pages by site, then by template inside a site.
 //!
 //! - [`site_key`]: the host, lowercased, without a leading `www.` or `m.`
-//!   (so `www.bbc.co.uk` and `m.bbc.co.uk` are one site) and without port.
+//!   (so `www.bbc.co.uk` and `m.bbc.co.uk` are one site) and without port;
+//!   [`page_site`]: the same for a page, or why its URL names no site.
 //! - [`Signature`]: a page's structure, as the set of its tag paths, each
 //!   step of a path written `tag#id.class` with id and class in tolerant
 //!   form (first token, digits dropped), hashed with a stable hash
@@ -35,6 +36,31 @@ pub fn site_key(url: &str) -> String {
         .or_else(|| host.strip_prefix("m."))
         .unwrap_or(host)
         .to_string()
+}
+
+/// The site of a page at `url` ([`site_key`]), or why the URL names no web
+/// site. A page belongs to a site only when its URL is `http` or `https`
+/// with a host: a record with no `WARC-Target-URI`, or with a `file:`,
+/// `javascript:`, `data:` or unparsable one, would otherwise join every
+/// other such record in one site `""` and be clustered, learned and
+/// extracted as its pages.
+pub fn page_site(url: &str) -> Result<String, String> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err("no URL (WARC-Target-URI missing or empty)".into());
+    }
+    let parsed = url::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!(
+            "not a web page's URL: scheme {:?}, not http or https",
+            parsed.scheme()
+        ));
+    }
+    let site = site_key(url);
+    if site.is_empty() {
+        return Err("the URL's host names no site".into());
+    }
+    Ok(site)
 }
 
 /// The hash of a tag path: xxHash64 (seed 0) of the parent path's hash
@@ -465,6 +491,28 @@ mod tests {
         assert_eq!(site_key("https://m.example.com/"), "example.com");
         assert_eq!(site_key("https://blog.example.com/x"), "blog.example.com");
         assert_eq!(site_key("not a url"), "");
+    }
+
+    #[test]
+    fn only_http_urls_with_a_host_name_a_pages_site() {
+        assert_eq!(
+            page_site(" https://www.Example.com/a ").unwrap(),
+            "example.com"
+        );
+        assert_eq!(page_site("http://[::1]:8080/").unwrap(), "[::1]");
+        for (url, reason) in [
+            ("", "no URL"),
+            ("  ", "no URL"),
+            ("not a url", "not a URL"),
+            ("file:///etc/passwd", "scheme \"file\""),
+            ("javascript:alert(1)", "scheme \"javascript\""),
+            ("data:text/html,<p>x</p>", "scheme \"data\""),
+            ("ftp://example.com/x", "scheme \"ftp\""),
+            ("http://./x", "names no site"),
+        ] {
+            let err = page_site(url).unwrap_err();
+            assert!(err.contains(reason), "{url:?}: {err}");
+        }
     }
 
     fn sig(html: &str) -> Signature {

@@ -350,10 +350,15 @@ impl ArticleIndex {
         }
         let (query, errors) = parser.parse_query_lenient(query);
         let warnings = errors.iter().map(ToString::to_string).collect();
+        let searcher = self.reader.searcher();
+        // No more hits than articles: tantivy sizes its top-k heap by the
+        // limit, so `--limit 18446744073709551615` overflowed it (a panic)
+        // and 10^12 asked for terabytes. Bounded by the index, what is
+        // allocated follows the results.
+        let limit = limit.min(usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX));
         if limit == 0 {
             return Ok((Vec::new(), warnings));
         }
-        let searcher = self.reader.searcher();
         let top = searcher.search(&*query, &TopDocs::with_limit(limit).order_by_score())?;
         let mut snippets: HashMap<usize, SnippetGenerator> = HashMap::new();
         let mut hits = Vec::with_capacity(top.len());
@@ -483,6 +488,27 @@ mod tests {
         let (hits, warnings) = index.search("nosuchfield:x taxes", 10).unwrap();
         assert!(!warnings.is_empty());
         assert_eq!(hits[0].url, "http://c/3");
+    }
+
+    #[test]
+    fn any_limit_gives_the_hits_there_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let articles = write_articles(
+            dir.path(),
+            &[
+                r#"{"url":"u1","title":"t","text":"some words","lang":"en"}"#,
+                r#"{"url":"u2","title":"t","text":"more words","lang":"en"}"#,
+            ],
+        );
+        let out = dir.path().join("index");
+        build_index(&articles, &out).unwrap();
+        let index = ArticleIndex::open(&out).unwrap();
+        // Both panicked or aborted in tantivy's top-k heap, sized by the limit.
+        for limit in [usize::MAX, 1_000_000_000_000, 3, 2] {
+            assert_eq!(index.search("words", limit).unwrap().0.len(), 2, "{limit}");
+        }
+        assert_eq!(index.search("words", 1).unwrap().0.len(), 1);
+        assert!(index.search("words", 0).unwrap().0.is_empty());
     }
 
     #[test]

@@ -50,7 +50,42 @@ pub enum Durability {
     Unsynced,
 }
 
-/// Writes `dir/name` atomically with `fill`.
+/// Refuses to replace `path` unless nothing is there or a regular file is.
+/// An output is renamed over its path, and a rename replaces whatever the
+/// path names: a symlink itself (not the file it points to), a FIFO, a
+/// device node (`--wet /dev/stdout` run as root would replace `/dev/stdout`
+/// with a regular file). Such a path is an operator's mistake or a trap, so
+/// it is an error, never written through. (Checked before the rename; a
+/// path changed between the check and the rename is not caught.)
+pub fn check_replaceable(path: &Path) -> io::Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(());
+    }
+    let kind = if t.is_symlink() {
+        "a symlink"
+    } else if t.is_dir() {
+        "a folder"
+    } else {
+        "a special file (device, FIFO or socket)"
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is {kind}, not a regular file: refusing to replace it \
+             (outputs are written beside their path and renamed over it)",
+            path.display()
+        ),
+    ))
+}
+
+/// Writes `dir/name` atomically with `fill`. Refused ([`check_replaceable`])
+/// when `dir/name` is there and not a regular file.
 ///
 /// Temporary files left by an earlier run that was killed before its
 /// rename (`.NAME.*.tmp`) are removed first, so a rerun leaves only the
@@ -71,6 +106,7 @@ pub fn write_atomic_as(
     durability: Durability,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    check_replaceable(&dir.join(name))?;
     remove_stale_temps(dir, name);
     let prefix = format!(".{name}.");
     let mut builder = tempfile::Builder::new();
@@ -211,6 +247,41 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, [".b.jsonl.Xy12ab.tmp", "a.jsonl", "a.jsonl.tmp"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_a_missing_path_or_a_regular_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.jsonl");
+        std::fs::write(&target, "theirs\n").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("link.jsonl")).unwrap();
+        std::fs::create_dir(dir.path().join("folder.jsonl")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("fifo.jsonl"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for (name, kind) in [
+            ("link.jsonl", "a symlink"),
+            ("folder.jsonl", "a folder"),
+            ("fifo.jsonl", "a special file"),
+        ] {
+            let err = write_jsonl(dir.path(), name, &[1]).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{name}");
+            assert!(err.to_string().contains(kind), "{name}: {err}");
+        }
+        // Nothing was replaced, nothing was left.
+        assert!(std::fs::symlink_metadata(dir.path().join("link.jsonl"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
+        // A regular file, or nothing, is replaced.
+        write_jsonl(dir.path(), "target.jsonl", &[1]).unwrap();
+        write_jsonl(dir.path(), "new.jsonl", &[2]).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "1\n");
     }
 
     #[test]

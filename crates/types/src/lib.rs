@@ -60,7 +60,8 @@ pub struct Reject {
     pub record_id: Option<String>,
     /// Target URL, when known.
     pub url: Option<String>,
-    /// The stage that rejected it: `warc`, `http`, `charset`, `feed`, `dom`, `extract`.
+    /// The stage that rejected it: `input` (the input list), `warc`, `arc`, `http`,
+    /// `charset`, `feed`, `url` (no web site in the URL), `dom`, `budget`, `extract`.
     pub stage: String,
     /// A short human-readable reason.
     pub reason: String,
