@@ -313,7 +313,12 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
     // Locks --out (a second run into it fails here, at once) and makes the
     // folder the new outputs are written into.
     let mut switch = match OutputSwitch::begin(&args.out, &merge::set_names(wet_name)) {
-        Ok(s) => s,
+        Ok(s) => {
+            for note in s.notes() {
+                eprintln!("canopy: {note}");
+            }
+            s
+        }
         Err(e) => {
             eprintln!(
                 "canopy: output folder {} is not usable: {e}",

@@ -204,6 +204,9 @@ pub fn command(args: MergeArgs) -> ExitCode {
         }
         let mut switch = OutputSwitch::begin(&args.out, &set_names(None))
             .with_context(|| format!("output folder {}", args.out.display()))?;
+        for note in switch.notes() {
+            eprintln!("canopy: {note}");
+        }
         let stats = merge(&args.work, &args.out, switch.dir())?;
         mark_complete(switch.dir(), None)?;
         switch_in(&mut switch, None)?;

@@ -15,7 +15,7 @@
 //! the same `--out` moves them back before anything else. What counts as
 //! the run's (so is replaced, not kept): the set's fixed names, the names
 //! the old folder's `_SUCCESS` lists (a WET file of the last run inside
-//! `--out`), and Canopy's own temporaries (`.NAME.*.tmp`, `.work-*`,
+//! `--out`), and Canopy's own temporaries (`.NAME.*.tmp`, `.work-XXXXXX`,
 //! `.canopy-*`).
 //!
 //! A folder a run is still filling holds the file [`STAGING_MARKER`]: a
@@ -48,8 +48,11 @@ pub const STAGING_MARKER: &str = ".canopy-staging";
 /// Prefix of the staging folder inside `--out` when there is no exchange.
 const INNER_PREFIX: &str = ".canopy-staging-";
 
-/// Random characters in a staging folder's name (tempfile's alphabet:
-/// ASCII letters and digits).
+/// Prefix of the scratch work folders older versions kept in `--out`.
+const OLD_WORK_PREFIX: &str = ".work-";
+
+/// Random characters in a staging (or scratch) folder's name: tempfile's
+/// default, in its alphabet of ASCII letters and digits.
 const RANDOM_LEN: usize = 6;
 
 /// How the new set gets into `--out`.
@@ -75,6 +78,9 @@ pub struct OutputSwitch {
     names: BTreeSet<String>,
     _out_lock: FolderLock,
     _staging_lock: FolderLock,
+    /// Warnings for stderr: a folder not locked, stale folders not
+    /// cleaned up.
+    notes: Vec<String>,
     state: State,
     /// Tests stop a commit after this many steps, as a kill would.
     #[cfg(test)]
@@ -116,9 +122,7 @@ impl OutputSwitch {
         std::fs::create_dir_all(out)?;
         let out = out.canonicalize()?;
         let out_lock = FolderLock::try_lock(&out, LockMode::Exclusive)?;
-        if let Some(warning) = out_lock.warning() {
-            eprintln!("canopy: {warning}");
-        }
+        let mut notes: Vec<String> = out_lock.warning().into_iter().collect();
         let names: BTreeSet<String> = names
             .iter()
             .map(|n| n.to_string())
@@ -146,7 +150,7 @@ impl OutputSwitch {
         // by a kill just after an exchange would make the next old folder
         // look disposable.
         remove_if_present(&out.join(STAGING_MARKER))?;
-        recover_stale(&out, &names);
+        notes.extend(recover_stale(&out, &names));
 
         let (staging, why_per_file) = match sibling_staging(&out) {
             Ok(staging) => (staging, None),
@@ -167,6 +171,7 @@ impl OutputSwitch {
             names,
             _out_lock: out_lock,
             _staging_lock: staging_lock,
+            notes,
             state: State::Staging,
             #[cfg(test)]
             stop_after: None,
@@ -190,6 +195,13 @@ impl OutputSwitch {
         self.mode
     }
 
+    /// Warnings from [`OutputSwitch::begin`] for stderr: `--out` could not
+    /// be locked (no `flock` on its file system), or what a killed run
+    /// left could not be cleaned up.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// Puts the new set in place of `--out`'s: `set` names the files of
     /// [`OutputSwitch::dir`] that make it (`_SUCCESS` among them, written
     /// last). Anything else in the staging folder is dropped. `--out` stays
@@ -200,6 +212,7 @@ impl OutputSwitch {
             SwitchMode::Exchange => self.commit_exchange(&set),
             SwitchMode::PerFile => {
                 self.per_file(&set)?;
+                self.state = State::Switched;
                 Ok(Switched {
                     mode: SwitchMode::PerFile,
                     note: self
@@ -230,6 +243,7 @@ impl OutputSwitch {
         self.step()?;
         if let Err(e) = exchange(&self.staging, &self.out) {
             self.per_file(set)?;
+            self.state = State::Switched;
             return Ok(Switched {
                 mode: SwitchMode::PerFile,
                 note: Some(format!(
@@ -427,8 +441,7 @@ fn like(staging: &Path, out: &std::fs::Metadata) -> Result<(), String> {
         let now = std::fs::metadata(staging).map_err(|e| e.to_string())?;
         if (now.uid(), now.gid(), now.mode()) != (out.uid(), out.gid(), out.mode()) {
             return Err(format!(
-                "a new folder cannot get the owner, group and mode of {} (uid {}, gid {}, mode {:o})",
-                "--out",
+                "a new folder cannot get the owner, group and mode of --out (uid {}, gid {}, mode {:o})",
                 out.uid(),
                 out.gid(),
                 out.mode() & 0o7777
@@ -525,8 +538,8 @@ fn unescape(name: &str) -> String {
 fn is_canopys(name: &str, set: &BTreeSet<String>) -> bool {
     if set.contains(name)
         || name == STAGING_MARKER
-        || name.starts_with(".work-")
-        || name.starts_with(INNER_PREFIX)
+        || is_staging_name(name, OLD_WORK_PREFIX)
+        || is_staging_name(name, INNER_PREFIX)
     {
         return true;
     }
@@ -580,8 +593,9 @@ fn dispose(old: &Path, step: &mut dyn FnMut() -> io::Result<()>) -> io::Result<(
 /// other files go back into `out` first), their staging folders inside
 /// `out`, and the `.work-*` scratch folders older versions kept in `out`.
 /// A folder another process holds is left alone. Best effort: what cannot
-/// be removed is left, with a warning.
-fn recover_stale(out: &Path, names: &BTreeSet<String>) {
+/// be cleaned up is left, and said in the warnings returned.
+fn recover_stale(out: &Path, names: &BTreeSet<String>) -> Vec<String> {
+    let mut notes = Vec::new();
     let mut stale: Vec<(PathBuf, bool)> = Vec::new();
     if let (Some(parent), Some(prefix)) = (out.parent(), sibling_prefix(out)) {
         for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
@@ -593,7 +607,7 @@ fn recover_stale(out: &Path, names: &BTreeSet<String>) {
     }
     for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if (is_staging_name(&name, INNER_PREFIX) || name.starts_with(".work-"))
+        if (is_staging_name(&name, INNER_PREFIX) || is_staging_name(&name, OLD_WORK_PREFIX))
             && entry.file_type().is_ok_and(|t| t.is_dir())
         {
             stale.push((entry.path(), false));
@@ -608,29 +622,30 @@ fn recover_stale(out: &Path, names: &BTreeSet<String>) {
             match carry_over(&dir, out, names, &mut || Ok(())) {
                 Ok(blocked) if blocked.is_empty() => {}
                 Ok(blocked) => {
-                    eprintln!(
-                        "canopy: warning: {} holds files a killed run did not put back into {} \
+                    notes.push(format!(
+                        "warning: {} holds files a killed run did not put back into {} \
                          because it has files of the same name ({}): look at them and remove the folder",
                         dir.display(),
                         out.display(),
                         blocked.join(", ")
-                    );
+                    ));
                     continue;
                 }
                 Err(e) => {
-                    eprintln!(
-                        "canopy: warning: cannot put the files of {} back into {}: {e}",
+                    notes.push(format!(
+                        "warning: cannot put the files of {} back into {}: {e}",
                         dir.display(),
                         out.display()
-                    );
+                    ));
                     continue;
                 }
             }
         }
         if let Err(e) = dispose(&dir, &mut || Ok(())) {
-            eprintln!("canopy: warning: cannot remove {}: {e}", dir.display());
+            notes.push(format!("warning: cannot remove {}: {e}", dir.display()));
         }
     }
+    notes
 }
 
 #[cfg(test)]

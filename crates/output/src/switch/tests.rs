@@ -71,6 +71,8 @@ fn old_folder(root: &Path) -> (PathBuf, BTreeMap<String, Option<Vec<u8>>>) {
     std::fs::write(out.join("index/segments/0"), "index").unwrap();
     std::fs::write(out.join(".hidden"), "mine too").unwrap();
     std::fs::create_dir_all(out.join(".work-Ab12Cd/bucket-00000")).unwrap();
+    // Named like a scratch folder, but not one (not six random characters).
+    std::fs::create_dir_all(out.join(".work-notes")).unwrap();
     std::fs::write(out.join(".articles.jsonl.Xy12ab.tmp"), "half").unwrap();
     (out, set)
 }
@@ -299,7 +301,13 @@ fn a_stale_folder_whose_files_would_overwrite_is_kept_with_a_warning() {
     std::fs::rename(&out, &stale).unwrap();
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("notes.txt"), "newer").unwrap();
-    drop(OutputSwitch::begin(&out, &NAMES).unwrap());
+    let next = OutputSwitch::begin(&out, &NAMES).unwrap();
+    assert!(
+        next.notes()[0].contains("holds files a killed run did not put back"),
+        "{:?}",
+        next.notes()
+    );
+    drop(next);
     assert!(stale.join("notes.txt").exists(), "kept, not overwritten");
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).unwrap(),
