@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use anyhow::Context;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The defaults shipped in `configs/default.toml`.
 pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub ingest: IngestConfig,
@@ -22,14 +22,14 @@ pub struct Config {
     pub reuse: ReuseConfig,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct IngestConfig {
     pub max_page_bytes: usize,
     pub max_decoded_bytes: usize,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DomConfig {
     pub max_depth: u32,
@@ -39,14 +39,14 @@ pub struct DomConfig {
     pub section_anchors: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterConfig {
     pub template_threshold: f64,
     pub max_group_pages: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SignifierSource {
     Tfidf,
@@ -62,14 +62,14 @@ impl SignifierSource {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SignifiersConfig {
     pub source: SignifierSource,
     pub top_k: usize,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForestConfig {
     pub measure: canopy_forest::Measure,
@@ -81,7 +81,7 @@ pub struct ForestConfig {
     pub validate: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtractConfig {
     pub fallback: String,
@@ -123,7 +123,7 @@ impl ExtractConfig {
 }
 
 /// The drift check of saved wrappers (`docs/wrappers.md`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReuseConfig {
     pub page_containment: f64,
@@ -132,7 +132,7 @@ pub struct ReuseConfig {
     pub min_length_ratio: f64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub threads: usize,
@@ -148,7 +148,7 @@ pub struct RunConfig {
 }
 
 /// A rendering of the article (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Text,

@@ -232,8 +232,12 @@ pub fn run_outputs(
         inputs.push(feeds);
     }
     let out_dir = tempfile::tempdir().context("cannot create a temporary folder")?;
-    let (_, seconds) = crate::run::run_all(&inputs, out_dir.path(), None, config, method, None)
-        .with_context(|| format!("method {}", method.name()))?;
+    // A scratch work folder of its own: nothing is reused, so the settings
+    // it records are never compared.
+    let expect = crate::fingerprint::extraction_settings(config, method, None)?;
+    let (_, seconds) =
+        crate::run::run_all(&inputs, out_dir.path(), None, config, method, None, &expect)
+            .with_context(|| format!("method {}", method.name()))?;
     let out_articles = read_articles(&out_dir.path().join("articles.jsonl"))?;
     let articles: HashMap<&str, &canopy_types::Article> = out_articles
         .iter()

@@ -16,6 +16,7 @@ use canopy_buckets::{
     LayoutError,
 };
 use canopy_extract::{Prior, PriorCounts};
+use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 use indicatif::ProgressBar;
@@ -187,8 +188,11 @@ fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Resul
 }
 
 /// Extracts bucket `bucket` of `work` into `dir` with `settings` (and its
-/// saved wrappers, if any). Returns its marker and whether it had already
-/// been done (then nothing is read or written).
+/// saved wrappers, if any; `expect` is what they are,
+/// [`crate::fingerprint::extraction_settings`]). Returns its marker and
+/// whether it had already been done (then nothing is read or written). A
+/// bucket done from another partition or with other settings is an error
+/// naming what differs (`run` removes such a bucket first).
 ///
 /// Sites are processed in parallel but written in order (the index is a
 /// `BTreeMap`), each site's outputs sorted; every output is sorted by site
@@ -206,13 +210,23 @@ pub fn extract_bucket(
     bucket: u32,
     dir: &Path,
     settings: &SiteSettings,
+    expect: &serde_json::Value,
     durability: Durability,
     progress: &ProgressBar,
 ) -> anyhow::Result<(BucketMarker, bool)> {
+    let partition = canopy_buckets::complete_layout(work)?;
+    let (layout, digest) = (partition.layout, partition.fingerprint.digest());
     if let Some(done) = canopy_buckets::read_bucket_marker(dir)? {
+        let differences = done.differences(&digest, expect);
+        anyhow::ensure!(
+            differences.is_empty(),
+            "{} was extracted with other inputs or settings ({}): give every extract the \
+             same flags and config, or another --out (or remove that folder to extract it again)",
+            dir.display(),
+            canopy_buckets::fingerprint::describe(&differences)
+        );
         return Ok((done, true));
     }
-    let (layout, _) = canopy_buckets::complete_layout(work)?;
     anyhow::ensure!(
         bucket < layout.buckets,
         "--bucket {bucket} is not below the partition's {} buckets",
@@ -241,6 +255,8 @@ pub fn extract_bucket(
     let mut marker = BucketMarker {
         bucket,
         sites: sites.len() as u64,
+        work: digest,
+        settings: expect.clone(),
         ..BucketMarker::default()
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -449,13 +465,38 @@ pub fn command(args: ExtractArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let settings = match site_settings(&config, method, args.wrappers.as_deref()) {
+    let settings = site_settings(&config, method, args.wrappers.as_deref()).and_then(|s| {
+        let expect =
+            crate::fingerprint::extraction_settings(&config, method, args.wrappers.as_deref())?;
+        Ok((s, expect))
+    });
+    let (settings, expect) = match settings {
         Ok(s) => s,
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
         }
     };
+    // Buckets are extracted side by side: shared locks, which keep a
+    // `run` or `merge` out of both folders while any extract works.
+    let locks = (|| -> anyhow::Result<[FolderLock; 2]> {
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("cannot create {}", args.out.display()))?;
+        Ok([
+            FolderLock::try_lock(&args.work, LockMode::Shared)?,
+            FolderLock::try_lock(&args.out, LockMode::Shared)?,
+        ])
+    })();
+    let _locks = match locks {
+        Ok(locks) => locks,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    for warning in _locks.iter().filter_map(FolderLock::warning) {
+        eprintln!("canopy: {warning}");
+    }
     if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
@@ -466,6 +507,7 @@ pub fn command(args: ExtractArgs) -> ExitCode {
         args.bucket,
         &dir,
         &settings,
+        &expect,
         Durability::Synced,
         &bar,
     );

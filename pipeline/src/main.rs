@@ -3,13 +3,15 @@
 //! the settings, runs the stages in order and reports.
 //!
 //! Exit codes: 0 all records used, 1 done but some records were rejected
-//! (see `rejects.jsonl`), 2 bad usage or an unusable output directory.
+//! (see `rejects.jsonl`), 2 bad usage, an unusable output directory, or a
+//! folder another canopy process holds.
 
 mod backlog;
 mod config;
 mod eval;
 mod extract;
 mod fallback;
+mod fingerprint;
 mod index;
 mod inputs;
 mod merge;
@@ -29,6 +31,8 @@ mod title;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context;
+use canopy_output::switch::OutputSwitch;
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, SignifierSource};
@@ -162,9 +166,10 @@ struct RunArgs {
     /// (.warc.gz: one gzip member per record; .warc: plain).
     #[arg(long)]
     wet: Option<PathBuf>,
-    /// Work folder for the bucket files (default: a temporary folder inside
-    /// --out, removed at the end). A given folder is kept, and a rerun skips
-    /// its finished steps.
+    /// Work folder for the bucket files (default: a temporary folder beside
+    /// --out, removed at the end). A given folder is kept: a rerun with the
+    /// same inputs and settings skips its finished steps, one with others
+    /// starts it over.
     #[arg(long)]
     work: Option<PathBuf>,
 }
@@ -200,33 +205,68 @@ fn resolve_settings(
     Ok((config, method))
 }
 
-/// Checks early that the output folder can be written, so a bad path fails
-/// before hours of work rather than after.
-fn check_out_dir(dir: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    tempfile::tempfile_in(dir)?;
-    Ok(())
-}
-
-/// Checks early that the `--wet` file can be written: its folder is
-/// writable, and the path is a new or a regular file, never `-` (standard
-/// output) nor a device, FIFO or symlink, which the file would be renamed
-/// over (`canopy_output::check_replaceable`).
-fn check_wet_path(path: &Path) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        path != Path::new("-"),
-        "writing the WET file to standard output (-) is not supported: give a file path"
-    );
-    canopy_output::check_replaceable(path)?;
-    check_out_dir(parent_dir(path))?;
-    Ok(())
-}
-
 /// The folder a file is written into (`.` for a bare file name).
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
+    }
+}
+
+/// Where `--wet` goes: a file directly in `--out` is part of the output
+/// set (written into the new folder and switched with it); any other
+/// path is written in place, atomically, just before the switch.
+enum WetPlace {
+    /// Its name in `--out`.
+    InSet(String),
+    /// Its absolute path.
+    Elsewhere(PathBuf),
+}
+
+impl WetPlace {
+    /// Checks early that `wet`'s folder can be written (created if
+    /// missing), so a bad path fails before hours of work. The path must be a new or a regular file, never `-` (standard
+    /// output) nor a device, FIFO or symlink, which the file would be
+    /// renamed over (`canopy_output::check_replaceable`).
+    fn of(wet: &Path, out: &Path) -> anyhow::Result<WetPlace> {
+        anyhow::ensure!(
+            wet != Path::new("-"),
+            "writing the WET file to standard output (-) is not supported: give a file path"
+        );
+        canopy_output::check_replaceable(wet)?;
+        let parent = parent_dir(wet);
+        std::fs::create_dir_all(parent)?;
+        tempfile::tempfile_in(parent)?;
+        let name = wet
+            .file_name()
+            .and_then(|n| n.to_str())
+            .with_context(|| format!("{} names no file", wet.display()))?;
+        std::fs::create_dir_all(out)?;
+        if parent.canonicalize()? != out.canonicalize()? {
+            return Ok(WetPlace::Elsewhere(std::path::absolute(wet)?));
+        }
+        anyhow::ensure!(
+            !merge::set_names(None).contains(&name),
+            "{} is one of the run's outputs",
+            wet.display()
+        );
+        Ok(WetPlace::InSet(name.to_string()))
+    }
+
+    fn name_in_set(&self) -> Option<&str> {
+        match self {
+            WetPlace::InSet(name) => Some(name),
+            WetPlace::Elsewhere(_) => None,
+        }
+    }
+
+    /// Where to write it (`staging`: the new set's folder), and how
+    /// `_SUCCESS` names it.
+    fn paths(&self, staging: &Path) -> (PathBuf, PathBuf) {
+        match self {
+            WetPlace::InSet(name) => (staging.join(name), PathBuf::from(name)),
+            WetPlace::Elsewhere(path) => (path.clone(), path.clone()),
+        }
     }
 }
 
@@ -251,45 +291,78 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = check_out_dir(&args.out) {
-        eprintln!(
-            "canopy: output folder {} is not writable: {e}",
-            args.out.display()
-        );
-        return ExitCode::from(2);
+    let expect = match fingerprint::extraction_settings(&config, method, args.wrappers.as_deref()) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let wet = match args
+        .wet
+        .as_deref()
+        .map(|p| WetPlace::of(p, &args.out))
+        .transpose()
+    {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("canopy: --wet: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(work) = &args.work {
+        let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+        if same(work, &args.out) {
+            eprintln!("canopy: --work must be another folder than --out");
+            return ExitCode::from(2);
+        }
     }
-    if let Err(e) = merge::check_outputs(&args.out) {
-        eprintln!("canopy: {e:#}");
-        return ExitCode::from(2);
-    }
-    if let Some(Err(e)) = args.wet.as_deref().map(check_wet_path) {
-        eprintln!("canopy: --wet: {e:#}");
-        return ExitCode::from(2);
-    }
+    let wet_name = wet.as_ref().and_then(WetPlace::name_in_set);
+    // Locks --out (a second run into it fails here, at once) and makes the
+    // folder the new outputs are written into.
+    let mut switch = match OutputSwitch::begin(&args.out, &merge::set_names(wet_name)) {
+        Ok(s) => {
+            for note in s.notes() {
+                eprintln!("canopy: {note}");
+            }
+            s
+        }
+        Err(e) => {
+            eprintln!(
+                "canopy: output folder {} is not usable: {e}",
+                args.out.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
     if let Err(code) = threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
-    match run::run_all(
+    let result = run::run_all(
         &args.inputs,
-        &args.out,
+        switch.dir(),
         args.work.as_deref(),
         &config,
         method,
         reuse,
-    ) {
+        &expect,
+    )
+    .and_then(|(out, seconds)| {
+        let staging = switch.dir().to_path_buf();
+        let listed = match &wet {
+            Some(wet) => {
+                let (path, listed) = wet.paths(&staging);
+                run::write_wet(&path, &staging.join("articles.jsonl"))?;
+                Some(listed)
+            }
+            None => None,
+        };
+        merge::mark_complete(&staging, listed.as_deref())?;
+        merge::switch_in(&mut switch, wet_name)?;
+        Ok((out, seconds))
+    });
+    match result {
         Ok((out, seconds)) => {
-            if let Some(Err(e)) = args
-                .wet
-                .as_deref()
-                .map(|p| run::write_wet(p, &args.out.join("articles.jsonl")))
-            {
-                eprintln!("canopy: {e:#}");
-                return ExitCode::from(2);
-            }
-            if let Err(e) = merge::mark_complete(&args.out, args.wet.as_deref()) {
-                eprintln!("canopy: {e:#}");
-                return ExitCode::from(2);
-            }
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
                  {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected",
@@ -305,7 +378,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 out.rejects,
             );
             if args.wrappers.is_some() {
-                match run::wrapper_statuses(&args.out) {
+                match run::wrapper_statuses(switch.out()) {
                     Ok(counts) => {
                         let count = |status: &str| counts.get(status).copied().unwrap_or(0);
                         eprintln!(

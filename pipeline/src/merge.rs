@@ -1,8 +1,8 @@
 //! `canopy merge`: the buckets' sorted outputs and the ranks' rejects,
 //! combined by a streaming k-way merge into the files `run` writes (and
-//! the buckets' prior counts summed into `prior.tsv`),
-//! in the same order, each atomically; `_SUCCESS` is removed before the
-//! first and written by [`mark_complete`] once every output is in place.
+//! the buckets' prior counts summed into `prior.tsv`), in the same order,
+//! into a new folder that [`mark_complete`] ends with `_SUCCESS` and
+//! `canopy_output::switch` puts in place of the output folder in one step.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,6 +11,8 @@ use anyhow::Context;
 use canopy_buckets::{
     article_key, bucket_out_dir, merge_csv, merge_jsonl, reject_key, wrapper_key,
 };
+use canopy_output::lock::{FolderLock, LockMode};
+use canopy_output::switch::OutputSwitch;
 use canopy_output::write_atomic;
 
 /// What a finished run (or merge) adds up to, for the summary line.
@@ -37,10 +39,15 @@ pub struct MergeArgs {
 }
 
 /// Merges the outputs of every bucket under `buckets_root/buckets/` and the
-/// rejects of every rank of `work` into `out`.
+/// rejects of every rank of `work` into `out`. Every bucket must have been
+/// extracted from this partition, all with the same settings.
 pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<RunStats> {
-    check_outputs(out)?;
-    let (layout, ranks) = canopy_buckets::complete_layout(work)?;
+    let partition = canopy_buckets::complete_layout(work)?;
+    let (layout, ranks) = (partition.layout, partition.ranks);
+    let digest = partition.fingerprint.digest();
+    // The first bucket's settings, which every other must share.
+    let mut settings: Option<(u32, serde_json::Value)> = None;
+    let mut foreign = Vec::new();
     let mut stats = RunStats::default();
     for r in &ranks {
         stats.bytes += r.bytes;
@@ -54,6 +61,15 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         let dir = bucket_out_dir(buckets_root, k);
         match canopy_buckets::read_bucket_marker(&dir)? {
             Some(m) => {
+                let theirs = settings.get_or_insert_with(|| (k, m.settings.clone()));
+                let differences = m.differences(&digest, &theirs.1);
+                if !differences.is_empty() {
+                    foreign.push(format!(
+                        "bucket {k} ({} vs bucket {})",
+                        canopy_buckets::fingerprint::describe(&differences),
+                        theirs.0
+                    ));
+                }
                 stats.articles += m.articles;
                 stats.by_wrapper += m.by_wrapper;
                 stats.wrappers += m.wrappers;
@@ -73,10 +89,18 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         &missing[..missing.len().min(10)],
         if missing.len() > 10 { ", …" } else { "" }
     );
+    anyhow::ensure!(
+        foreign.is_empty(),
+        "the buckets in {} were not all extracted from the partition in {} with the same \
+         settings: {}{}. Extract them again into a fresh --out, with the same flags for every bucket",
+        buckets_root.join("buckets").display(),
+        work.display(),
+        foreign.iter().take(5).cloned().collect::<Vec<_>>().join("; "),
+        if foreign.len() > 5 { "; …" } else { "" }
+    );
     let files = |name: &str| -> Vec<PathBuf> { dirs.iter().map(|d| d.join(name)).collect() };
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let ctx = || format!("cannot write into {}", out.display());
-    canopy_output::success::begin(out).with_context(ctx)?;
     // The ranks' (ingest) and the buckets' (time budget) rejects.
     let rejects: Vec<PathBuf> = (0..layout.world_size)
         .map(|r| work.join("rejects").join(format!("rank-{r:05}.jsonl")))
@@ -131,39 +155,64 @@ pub const OUTPUTS: [&str; 5] = [
     "prior.tsv",
 ];
 
-/// Checks that no output nor `_SUCCESS` in `out` is a symlink or a special
-/// file ([`canopy_output::check_replaceable`]), which a rename would
-/// replace: so such a path stops the run before any work rather than after
-/// the first outputs were replaced. A folder in the way is left to the
-/// write, which refuses it too: a rename could not replace it anyway, and
-/// it is how the tests stop a merge between two outputs for certain.
-pub fn check_outputs(out: &Path) -> anyhow::Result<()> {
-    for name in OUTPUTS.iter().chain([&canopy_output::success::SUCCESS]) {
-        let path = out.join(name);
-        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-            continue;
-        }
-        canopy_output::check_replaceable(&path)?;
-    }
-    Ok(())
+/// The names of an output set in `--out`: the [`OUTPUTS`], `_SUCCESS`,
+/// and the WET file when it is written inside `--out` (`wet`, its name).
+pub fn set_names(wet: Option<&str>) -> Vec<&str> {
+    OUTPUTS
+        .iter()
+        .copied()
+        .chain([canopy_output::success::SUCCESS])
+        .chain(wet)
+        .collect()
 }
 
 /// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`]
-/// and `extra` (the `--wet` file): call it after the run's last output.
+/// and `extra` (the `--wet` file: a name in `out`, or an absolute path
+/// elsewhere): call it after the run's last output.
 pub fn mark_complete(out: &Path, extra: Option<&Path>) -> anyhow::Result<()> {
-    // `extra` is relative to the working folder, the outputs to `out`.
-    let extra = extra.map(std::path::absolute).transpose()?;
-    let files: Vec<PathBuf> = OUTPUTS.iter().map(PathBuf::from).chain(extra).collect();
+    let files: Vec<PathBuf> = OUTPUTS
+        .iter()
+        .map(PathBuf::from)
+        .chain(extra.map(Path::to_path_buf))
+        .collect();
     canopy_output::success::finish(out, &files)
         .with_context(|| format!("cannot write {}/_SUCCESS", out.display()))
 }
 
+/// Puts the set written into `switch`'s folder in place of `--out`
+/// (`wet`: the WET file's name when it is part of the set), with a line on
+/// stderr when that was not one step.
+pub fn switch_in(switch: &mut OutputSwitch, wet: Option<&str>) -> anyhow::Result<()> {
+    let switched = switch
+        .commit(&set_names(wet))
+        .with_context(|| format!("cannot put the new outputs in {}", switch.out().display()))?;
+    if let Some(note) = switched.note {
+        eprintln!("canopy: {note}");
+    }
+    Ok(())
+}
+
 /// `canopy merge`: exit 0, 1 when some records were rejected (as `run`),
-/// 2 when a rank or bucket is not finished or the output cannot be written.
+/// 2 when a rank or bucket is not finished or does not match, when
+/// another process holds the output folder, or when it cannot be written.
 pub fn command(args: MergeArgs) -> ExitCode {
-    match merge(&args.work, &args.out, &args.out)
-        .and_then(|stats| mark_complete(&args.out, None).map(|()| stats))
-    {
+    let result = (|| -> anyhow::Result<RunStats> {
+        // Read only, by as many as like; a `run --work` into it waits.
+        let work_lock = FolderLock::try_lock(&args.work, LockMode::Shared)?;
+        if let Some(warning) = work_lock.warning() {
+            eprintln!("canopy: {warning}");
+        }
+        let mut switch = OutputSwitch::begin(&args.out, &set_names(None))
+            .with_context(|| format!("output folder {}", args.out.display()))?;
+        for note in switch.notes() {
+            eprintln!("canopy: {note}");
+        }
+        let stats = merge(&args.work, &args.out, switch.dir())?;
+        mark_complete(switch.dir(), None)?;
+        switch_in(&mut switch, None)?;
+        Ok(stats)
+    })();
+    match result {
         Ok(stats) => {
             eprintln!(
                 "canopy: merged {} pages, {} clusters, {} wrappers, {} rejected into {}",

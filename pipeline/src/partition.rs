@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use std::sync::mpsc::{sync_channel, SyncSender};
 
 use anyhow::Context;
-use canopy_buckets::{InputPos, Item, Layout, RankMarker, RankWriter, Record};
+use canopy_buckets::{InputPos, Item, Layout, RankMarker, RankWriter, Record, WorkFingerprint};
 use canopy_ingest::{Event, IngestOptions};
+use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
 use canopy_types::{FeedItem, Reject, SourceRef};
 use indicatif::ProgressBar;
@@ -204,12 +205,16 @@ impl Sequencer {
 }
 
 /// Partitions the files of rank `layout`/`rank` among `inputs` (the sorted,
-/// expanded input list) into `work`. Returns the rank's marker and whether
-/// the rank had already finished (then nothing is read or written). The
-/// rejects of the expansion itself (folders that cannot be read, special
-/// files) are rank 0's: every rank expands the same list.
+/// expanded input list, whose `fingerprint` this is) into `work`. Returns
+/// the rank's marker and whether the rank had already finished (then
+/// nothing is read or written). A work folder partitioned from other
+/// inputs or settings is an error naming what differs. The rejects of the
+/// expansion itself (folders that cannot be read, special files) are rank
+/// 0's: every rank expands the same list.
+#[allow(clippy::too_many_arguments)]
 pub fn partition(
     inputs: &Inputs,
+    fingerprint: &WorkFingerprint,
     work: &Path,
     rank: u32,
     layout: Layout,
@@ -230,7 +235,18 @@ pub fn partition(
     std::fs::create_dir_all(work)
         .with_context(|| format!("cannot create work folder {}", work.display()))?;
     canopy_buckets::check_layout(work, layout)?;
+    canopy_buckets::claim_work(work, fingerprint, durability)?;
+    let (digest, share) = (fingerprint.digest(), fingerprint.share_digest(rank));
     if let Some(done) = canopy_buckets::read_rank_marker(work, rank)? {
+        // The folder's fingerprint is this one (claimed above): a marker
+        // of another is an older canopy's, or was copied in.
+        anyhow::ensure!(
+            done.work == digest && done.share == share,
+            "{} holds a marker of rank {rank} partitioned from other inputs than its {}: \
+             partition again into a fresh work folder",
+            work.display(),
+            canopy_buckets::FINGERPRINT
+        );
         return Ok((done, true));
     }
 
@@ -259,6 +275,8 @@ pub fn partition(
         rank,
         world_size: layout.world_size,
         buckets: layout.buckets,
+        work: digest,
+        share,
         ..RankMarker::default()
     };
     let (read, written) = std::thread::scope(|scope| {
@@ -414,10 +432,26 @@ pub fn command(args: PartitionArgs) -> ExitCode {
         world_size: args.world_size,
         buckets: args.buckets,
     };
+    // Ranks share the folder; `run --work` on it is kept out.
+    let lock = std::fs::create_dir_all(&args.work)
+        .with_context(|| format!("cannot create work folder {}", args.work.display()))
+        .and_then(|()| Ok(FolderLock::try_lock(&args.work, LockMode::Shared)?));
+    let _lock = match lock {
+        Ok(lock) => lock,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(warning) = _lock.warning() {
+        eprintln!("canopy: {warning}");
+    }
     let result = crate::inputs::expand(&args.inputs).and_then(|inputs| {
         let bar = progress_bar(0, "partitioning");
+        let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, &config);
         let r = partition(
             &inputs,
+            &fingerprint,
             &args.work,
             args.rank,
             layout,

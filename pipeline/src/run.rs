@@ -9,8 +9,9 @@
 //!    extract each page ([`crate::extract`], [`crate::site`]); in a work
 //!    folder of the run's own, a bucket's pages are deleted once extracted
 //! 3. merge the buckets' sorted outputs into `articles.jsonl`,
-//!    `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`, each written
-//!    atomically ([`crate::merge`])
+//!    `wrappers.jsonl`, `summary.csv`, `rejects.jsonl` ([`crate::merge`]),
+//!    in a new folder that then takes the place of `--out` in one step
+//!    (`canopy_output::switch`, called by `main.rs`)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use canopy_buckets::Layout;
+use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
 use canopy_types::{Article, Reject};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -74,10 +76,13 @@ pub fn progress_bar(len: u64, what: &str) -> ProgressBar {
     bar
 }
 
-/// Runs the whole pipeline into `out_dir` through the work folder `work`
-/// (default: a temporary folder inside `out_dir`, removed at the end; a
-/// given one is kept, and its finished ranks and buckets are not redone).
-/// Returns the run's figures and its wall time.
+/// Runs the whole pipeline into `out_dir` (the folder a run's new outputs
+/// are written into before the switch, `canopy_output::switch`) through
+/// the work folder `work` (default: a temporary folder inside `out_dir`,
+/// removed at the end; a given one is locked and kept, and its finished
+/// ranks and buckets are not redone if they were made from the same
+/// inputs and settings, `expect` being the extraction's). Returns the
+/// run's figures and its wall time.
 pub fn run_all(
     inputs: &[PathBuf],
     out_dir: &Path,
@@ -85,6 +90,7 @@ pub fn run_all(
     config: &Config,
     method: Method,
     reuse: Option<Arc<Reuse>>,
+    expect: &serde_json::Value,
 ) -> anyhow::Result<(RunStats, f64)> {
     let start = Instant::now();
     let inputs = crate::inputs::expand(inputs)?;
@@ -95,10 +101,19 @@ pub fn run_all(
     // reruns, so its files are synced like the scale-out steps'.
     let scratch = work.is_none();
     let temp;
+    let _lock;
     let (work, durability) = match work {
-        Some(w) => (w, Durability::Synced),
+        Some(w) => {
+            std::fs::create_dir_all(w)
+                .with_context(|| format!("cannot create work folder {}", w.display()))?;
+            let lock = FolderLock::try_lock(w, LockMode::Exclusive)?;
+            if let Some(warning) = lock.warning() {
+                eprintln!("canopy: {warning}");
+            }
+            _lock = lock;
+            (w, Durability::Synced)
+        }
         None => {
-            remove_stale_work(out_dir);
             temp = tempfile::Builder::new()
                 .prefix(".work-")
                 .tempdir_in(out_dir)
@@ -116,9 +131,21 @@ pub fn run_all(
         world_size: 1,
         buckets: canopy_buckets::buckets_for(input_bytes),
     };
+    let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, config);
+    if !scratch {
+        reuse_or_start_over(work, &fingerprint)?;
+    }
     let bar = progress_bar(0, "reading");
-    let (rank, _) =
-        crate::partition::partition(&inputs, work, 0, layout, config, durability, &bar)?;
+    let (rank, _) = crate::partition::partition(
+        &inputs,
+        &fingerprint,
+        work,
+        0,
+        layout,
+        config,
+        durability,
+        &bar,
+    )?;
     bar.finish_and_clear();
 
     // One bucket after another, sites in parallel inside each, from this
@@ -127,11 +154,31 @@ pub fn run_all(
     let extracted = work.join("extracted");
     let mut settings = SiteSettings::new(config, method)?;
     settings.reuse = reuse;
+    let digest = fingerprint.digest();
+    let mut told = false;
     let bar = progress_bar(0, "sites");
     let stats = std::thread::scope(|scope| {
         for k in 0..rank.buckets {
             let dir = canopy_buckets::bucket_out_dir(&extracted, k);
-            crate::extract::extract_bucket(work, k, &dir, &settings, durability, &bar)?;
+            // A bucket of a kept work folder extracted with other settings
+            // is extracted again (the partition is reused).
+            if let Some(done) = canopy_buckets::read_bucket_marker(&dir)? {
+                let differences = done.differences(&digest, expect);
+                if !differences.is_empty() {
+                    if !told {
+                        eprintln!(
+                            "canopy: --work {}: its buckets were extracted with other settings \
+                             ({}): extracting them again",
+                            work.display(),
+                            canopy_buckets::fingerprint::describe(&differences)
+                        );
+                        told = true;
+                    }
+                    std::fs::remove_dir_all(&dir)
+                        .with_context(|| format!("cannot remove {}", dir.display()))?;
+                }
+            }
+            crate::extract::extract_bucket(work, k, &dir, &settings, expect, durability, &bar)?;
             // In a work folder of our own, a bucket's pages are not read
             // again: their disk space is freed as the run goes, on a thread
             // of its own while the next bucket (or the merge) runs. What
@@ -147,18 +194,49 @@ pub fn run_all(
     Ok((stats, start.elapsed().as_secs_f64()))
 }
 
-/// Removes the `.work-*` folders that runs killed before their end left in
-/// `out_dir` (a finished run removes its own). Best effort, like the
-/// removal of stale temporaries in `canopy_output`; two runs into one
-/// folder at once are not supported.
-fn remove_stale_work(out_dir: &Path) {
-    for entry in std::fs::read_dir(out_dir).into_iter().flatten().flatten() {
-        if entry.file_name().to_string_lossy().starts_with(".work-")
-            && entry.file_type().is_ok_and(|t| t.is_dir())
-        {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
+/// Makes a given work folder ready for a partition with `fingerprint`:
+/// one made from the same inputs and settings is reused (its finished
+/// steps are skipped); one of `run`'s made from others is started over,
+/// with a line on stderr naming what differs (what a nightly job rerun on
+/// new files with the same `--work` needs); a scale-out partition (more
+/// than one rank) is refused, being another job's.
+fn reuse_or_start_over(
+    work: &Path,
+    fingerprint: &canopy_buckets::WorkFingerprint,
+) -> anyhow::Result<()> {
+    let old = canopy_buckets::read_work_fingerprint(work)?;
+    if old.as_ref() == Some(fingerprint) {
+        return Ok(());
     }
+    let marker = canopy_buckets::read_rank_marker(work, 0)?;
+    let world_size = old
+        .as_ref()
+        .map(|f| f.world_size)
+        .or(marker.as_ref().map(|m| m.world_size));
+    if let Some(w) = world_size.filter(|&w| w != 1) {
+        anyhow::bail!(
+            "--work {} holds a partition of {w} ranks (canopy partition): run starts over \
+             only its own work folders; give run another --work",
+            work.display()
+        );
+    }
+    let why = match (&old, &marker) {
+        (Some(old), _) => Some(canopy_buckets::fingerprint::describe(
+            &old.differences(fingerprint),
+        )),
+        (None, Some(_)) => Some("made by an older canopy, without a fingerprint".to_string()),
+        // No partition began: anything of one is leftovers, removed
+        // without a word.
+        (None, None) => None,
+    };
+    if let Some(why) = why {
+        eprintln!(
+            "canopy: --work {}: made from other inputs or settings ({why}): starting it over",
+            work.display()
+        );
+    }
+    canopy_buckets::clear_work(work)
+        .with_context(|| format!("cannot clear work folder {}", work.display()))
 }
 
 /// Writes the articles of `articles` (an `articles.jsonl`) as a WET file:

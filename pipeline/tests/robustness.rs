@@ -956,12 +956,15 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     assert!(read("articles.jsonl") == before[0]);
 }
 
-/// A run killed (SIGKILL) at any point leaves each output file whole, as
-/// one of the runs wrote it, or absent. The kills alternate between two
-/// inputs, so a kill between two renames leaves files of two different runs:
-/// `_SUCCESS` is then absent, and whenever it is present it is a complete
-/// run's marker and the files match it. The rerun removes the temporaries
-/// a kill leaves and gives the same bytes.
+/// A run killed (SIGKILL) at any point leaves `--out` holding one run's
+/// complete set, every file byte-identical to that run's and `_SUCCESS`
+/// matching them, or (before any run finished there) no set at all, and
+/// nothing else: the new set is written in a folder beside `--out` and
+/// exchanged with it in one step (`canopy_output::switch`). The kills
+/// alternate between two inputs and are spread over the whole run, most
+/// around its end (the merge and the switch). What a kill leaves beside
+/// `--out` is removed by the next run, whose lock the killed one does not
+/// hold; the rerun gives the same bytes.
 #[test]
 fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
     let inputs = [
@@ -969,7 +972,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         corpora().join("warc/pywb/iana.warc.gz"),
     ];
     let tmp = tempfile::tempdir().unwrap();
-    let names = [
+    let mut names = [
         "articles.jsonl",
         "wrappers.jsonl",
         "summary.csv",
@@ -977,6 +980,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         "prior.tsv",
         "_SUCCESS",
     ];
+    names.sort();
     // Per input: how long a whole run takes, and the bytes of each file.
     let references: Vec<(Duration, Vec<Vec<u8>>)> = inputs
         .iter()
@@ -991,11 +995,24 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         .collect();
     assert!(references[0].1[0] != references[1].1[0]);
     let out = tmp.path().join("out");
-    // Kills spread over the whole run, the last ones around the writes.
-    let mut mixed = 0;
-    for (i, tenths) in [0u32, 2, 5, 8, 9, 10, 11, 9, 10, 11, 12]
-        .into_iter()
-        .enumerate()
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    // Kills spread over the whole run, most of them around the merge and
+    // the switch at its end (in twentieths of a whole run).
+    let mut left = [0usize; 3];
+    let mut some_set = false;
+    for (i, twentieths) in [
+        0u32, 4, 10, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 17, 18, 19, 20, 21, 22, 23,
+    ]
+    .into_iter()
+    .enumerate()
     {
         let (input, (full, _)) = (&inputs[i % 2], &references[i % 2]);
         let mut child = Command::new(common::bin())
@@ -1005,47 +1022,49 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(*full * tenths / 10);
+        std::thread::sleep(*full * twentieths / 20);
         let _ = child.kill();
         let _ = child.wait();
-        // Which reference runs the folder can be (the first kill lands in
-        // an empty folder: absent files are fine); once a file is there, it
-        // is whole, one run's. (Some files are alike in both runs.)
-        let mut could_be = [true, true];
-        for (k, n) in names.iter().enumerate() {
-            if let Ok(got) = std::fs::read(out.join(n)) {
-                let is = references.iter().map(|(_, files)| files[k] == got);
-                let is: Vec<bool> = is.collect();
-                assert!(
-                    is.contains(&true),
-                    "kill {i} at {tenths}/10: {n} is partial"
-                );
-                could_be = [could_be[0] && is[0], could_be[1] && is[1]];
-            }
-        }
-        match success_marker(&out) {
-            Some(matches) => {
-                assert!(matches, "kill {i}: _SUCCESS does not match the files");
-                assert!(
-                    could_be.contains(&true),
-                    "kill {i}: _SUCCESS beside two runs' files"
-                );
-            }
-            None => mixed += usize::from(!could_be.contains(&true)),
-        }
-        for entry in std::fs::read_dir(&out).into_iter().flatten() {
-            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            assert!(
-                names.contains(&name.as_str())
-                    || name.ends_with(".tmp") && name.starts_with('.')
-                    || name.starts_with(".work-"),
-                "kill {i}: unexpected file {name}"
+        let here = listing(&out);
+        if here.is_empty() {
+            // No run has finished into the folder yet.
+            assert!(!some_set, "kill {i} at {twentieths}/20: the set is gone");
+            left[0] += 1;
+        } else {
+            assert_eq!(
+                here, names,
+                "kill {i} at {twentieths}/20: the set's files and nothing else"
             );
+            let got: Vec<Vec<u8>> = names
+                .iter()
+                .map(|n| std::fs::read(out.join(n)).unwrap())
+                .collect();
+            let whole = references.iter().position(|(_, files)| *files == got);
+            let Some(which) = whole else {
+                panic!("kill {i} at {twentieths}/20: files of no single complete run")
+            };
+            assert_eq!(success_marker(&out), Some(true), "kill {i}");
+            left[which + 1] += 1;
+            some_set = true;
         }
+        // Beside the folder: at most what this kill left (a new set not
+        // yet switched in, or the old one not yet removed); the next run
+        // removes it.
+        let beside: Vec<String> = listing(tmp.path())
+            .into_iter()
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(
+            beside.len() <= 1 && beside.iter().all(|n| n.starts_with(".out.canopy-")),
+            "kill {i}: {beside:?}"
+        );
     }
-    eprintln!("{mixed} kills left files of two runs (and no _SUCCESS)");
-    // What a kill between creating a temporary and renaming it leaves (the
-    // kills above may also have left `run`'s scratch work folders).
+    eprintln!(
+        "kills that left no set: {}, input 0's whole set: {}, input 1's: {}",
+        left[0], left[1], left[2]
+    );
+    // What a kill between creating a temporary and renaming it left in
+    // older versions: the next run drops it with the old set.
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join(".articles.jsonl.k1ll3d.tmp"), "half").unwrap();
     let rerun = run(&[&inputs[0]], &out, &["--threads", "2"]);
@@ -1056,15 +1075,20 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
             "rerun: {n} differs"
         );
     }
+    let beside: Vec<String> = listing(tmp.path())
+        .into_iter()
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(beside.is_empty(), "{beside:?}");
 }
 
-/// The state a kill between two renames leaves, made certain: a run that
-/// fails after replacing `articles.jsonl` (its `wrappers.jsonl` cannot be
-/// replaced: a folder is in the way) leaves files of two runs and no
-/// `_SUCCESS`. With `--wet`, the WET file (outside the folder) is in the
-/// manifest too.
+/// A name of the output set taken by a folder (or a link, a FIFO…) is
+/// refused before any work, with exit 2, and the old set stays whole with
+/// its `_SUCCESS` (it used to be found after `articles.jsonl` had been
+/// replaced, leaving files of two runs). With `--wet` outside `--out`, the
+/// WET file is in the manifest by its absolute path.
 #[test]
-fn a_run_that_stops_between_two_outputs_leaves_no_success_marker() {
+fn a_name_of_the_set_in_the_way_is_refused_before_any_output_changes() {
     let c = corpora();
     let (first, second) = (
         c.join("warc/resiliparse/warcfile.warc.gz"),
@@ -1073,19 +1097,19 @@ fn a_run_that_stops_between_two_outputs_leaves_no_success_marker() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     check_contract(&run(&[&first], &out, &[]), "first run");
-    let old_summary = std::fs::read(out.join("summary.csv")).unwrap();
+    let old_articles = std::fs::read(out.join("articles.jsonl")).unwrap();
     std::fs::remove_file(out.join("wrappers.jsonl")).unwrap();
     std::fs::create_dir_all(out.join("wrappers.jsonl").join("in-the-way")).unwrap();
     let failed = run(&[&second], &out, &[]);
     assert_eq!(failed.code, 2, "{}", failed.stderr);
     assert!(
-        failed.stderr.contains("cannot write into"),
+        failed
+            .stderr
+            .contains("wrappers.jsonl is a folder, not a file canopy wrote"),
         "{}",
         failed.stderr
     );
-    assert_eq!(success_marker(&out), None, "no _SUCCESS beside a mixed set");
-    assert!(std::fs::read(out.join("articles.jsonl")).unwrap().len() > 1000);
-    assert!(std::fs::read(out.join("summary.csv")).unwrap() == old_summary);
+    assert!(std::fs::read(out.join("articles.jsonl")).unwrap() == old_articles);
     std::fs::remove_dir_all(out.join("wrappers.jsonl")).unwrap();
     let wet = tmp.path().join("wet dir").join("text.warc.wet.gz");
     std::fs::create_dir_all(wet.parent().unwrap()).unwrap();

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use canopy_output::Durability;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde_json::Value;
 
+use crate::fingerprint::{json_differences, read_work_fingerprint, WorkFingerprint, FINGERPRINT};
 use crate::rank_name;
 
 /// The file name of a bucket's completion marker in its output folder.
@@ -38,6 +40,13 @@ pub struct RankMarker {
     pub rejects: u64,
     pub revisits: u64,
     pub skipped: u64,
+    /// The digest of the work folder's fingerprint this rank was
+    /// partitioned for (empty: an older Canopy's marker).
+    #[serde(default)]
+    pub work: String,
+    /// The digest of this rank's share of the input files.
+    #[serde(default)]
+    pub share: String,
 }
 
 /// A finished bucket: written last by `extract`, as
@@ -55,6 +64,31 @@ pub struct BucketMarker {
     /// Lines of the bucket's `rejects.jsonl` (pages over their time budget).
     #[serde(default)]
     pub rejects: u64,
+    /// The digest of the work folder's fingerprint it was extracted from.
+    #[serde(default)]
+    pub work: String,
+    /// The settings it was extracted with (method, config, saved
+    /// wrappers…; null: an older Canopy's marker).
+    #[serde(default)]
+    pub settings: Value,
+}
+
+impl BucketMarker {
+    /// What differs between the partition and settings this bucket was
+    /// extracted from and `work` (a fingerprint digest) and `settings`;
+    /// empty when it may be reused.
+    pub fn differences(&self, work: &str, settings: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.work != work {
+            out.push("extracted from another partition of the work folder".to_string());
+        }
+        if self.settings.is_null() {
+            out.push("extracted by an older canopy, which did not record its settings".into());
+        } else {
+            json_differences("settings", &self.settings, settings, &mut out);
+        }
+        out
+    }
 }
 
 /// The shape every rank of one partition agrees on.
@@ -110,7 +144,7 @@ impl From<io::Error> for LayoutError {
     }
 }
 
-fn read_json<T: DeserializeOwned>(path: &Path) -> io::Result<Option<T>> {
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> io::Result<Option<T>> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -206,9 +240,19 @@ pub fn check_layout(work: &Path, layout: Layout) -> Result<(), LayoutError> {
     Ok(())
 }
 
-/// The layout of a finished partition: every rank 0..W has its marker and
-/// all agree. Returns the markers too (their counts feed the run summary).
-pub fn complete_layout(work: &Path) -> Result<(Layout, Vec<RankMarker>), LayoutError> {
+/// A finished partition: its layout, every rank's marker (their counts
+/// feed the run summary) and the work folder's fingerprint.
+#[derive(Debug, Clone)]
+pub struct Partition {
+    pub layout: Layout,
+    pub ranks: Vec<RankMarker>,
+    pub fingerprint: WorkFingerprint,
+}
+
+/// The finished partition in `work`: every rank 0..W has its marker, all
+/// agree on W and B, and each was written for the folder's fingerprint
+/// (the same input list, and its own share of it).
+pub fn complete_layout(work: &Path) -> Result<Partition, LayoutError> {
     let markers = rank_markers(work)?;
     let first = markers.first().ok_or(LayoutError::NoRanks)?;
     let layout = Layout {
@@ -225,7 +269,78 @@ pub fn complete_layout(work: &Path) -> Result<(Layout, Vec<RankMarker>), LayoutE
             world_size: layout.world_size,
         });
     }
-    Ok((layout, markers))
+    let fingerprint = read_work_fingerprint(work)?.ok_or_else(|| {
+        LayoutError::Mismatch(format!(
+            "{} has no {FINGERPRINT} (partitioned by an older canopy): partition again \
+             into a fresh work folder",
+            work.display()
+        ))
+    })?;
+    let digest = fingerprint.digest();
+    let foreign: Vec<String> = markers
+        .iter()
+        .filter_map(|m| {
+            if m.work != digest {
+                Some(format!("rank {} (another input list or settings)", m.rank))
+            } else if m.share != fingerprint.share_digest(m.rank) {
+                Some(format!("rank {} (another share of the files)", m.rank))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if !foreign.is_empty() {
+        return Err(LayoutError::Mismatch(format!(
+            "{} holds ranks partitioned from other inputs than its {FINGERPRINT}: {}. \
+             Every rank must be given the same inputs; partition again into a fresh work folder",
+            work.display(),
+            foreign.join(", ")
+        )));
+    }
+    Ok(Partition {
+        layout,
+        ranks: markers,
+        fingerprint,
+    })
+}
+
+/// Removes what a partition and `run`'s extraction wrote in `work` (rank
+/// markers first, so a kill midway leaves no marker vouching for what is
+/// gone), and nothing else: `work` may be a folder with other files.
+pub fn clear_work(work: &Path) -> io::Result<()> {
+    let names = |pred: &dyn Fn(&str) -> bool| -> io::Result<Vec<PathBuf>> {
+        let mut paths = Vec::new();
+        for entry in std::fs::read_dir(work)? {
+            let entry = entry?;
+            if pred(&entry.file_name().to_string_lossy()) {
+                paths.push(entry.path());
+            }
+        }
+        Ok(paths)
+    };
+    let remove = |path: &Path| -> io::Result<()> {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+            Ok(_) => std::fs::remove_file(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    };
+    for path in names(&|n| n.starts_with("rank-") && n.ends_with(".done"))? {
+        remove(&path)?;
+    }
+    for path in names(&|n| {
+        n == FINGERPRINT
+            || n == "rejects"
+            // `canopy run`'s extracted buckets (`run.rs`).
+            || n == "extracted"
+            || n.starts_with("bucket-")
+            // Temporaries of markers and of the fingerprint.
+            || (n.starts_with(".rank-") || n.starts_with(".fingerprint.json.")) && n.ends_with(".tmp")
+    })? {
+        remove(&path)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -271,11 +386,55 @@ mod tests {
             Err(LayoutError::Mismatch(_))
         ));
         write_rank_marker(work, &marker(1, 3, 8), Durability::Unsynced).unwrap();
-        let (layout, markers) = complete_layout(work).unwrap();
+        // Markers without the folder's fingerprint (an older canopy's).
+        let err = complete_layout(work).unwrap_err();
+        assert!(err.to_string().contains("has no fingerprint.json"), "{err}");
+        let fingerprint = WorkFingerprint {
+            canopy: "0.1.0".into(),
+            world_size: 3,
+            buckets: 8,
+            settings: Value::Null,
+            inputs: Vec::new(),
+        };
+        crate::claim_work(work, &fingerprint, Durability::Unsynced).unwrap();
+        let err = complete_layout(work).unwrap_err();
+        assert!(
+            err.to_string().contains("rank 0 (another input list"),
+            "{err}"
+        );
+        for r in 0..3 {
+            let m = RankMarker {
+                work: fingerprint.digest(),
+                share: fingerprint.share_digest(r),
+                ..marker(r, 3, 8)
+            };
+            write_rank_marker(work, &m, Durability::Unsynced).unwrap();
+        }
+        let partition = complete_layout(work).unwrap();
         assert_eq!(
-            (layout.world_size, layout.buckets, markers.len()),
+            (
+                partition.layout.world_size,
+                partition.layout.buckets,
+                partition.ranks.len()
+            ),
             (3, 8, 3)
         );
-        assert_eq!(read_rank_marker(work, 1).unwrap(), Some(marker(1, 3, 8)));
+        assert_eq!(read_rank_marker(work, 1).unwrap().unwrap().rank, 1);
+        // A rank's share swapped for another's is refused too.
+        let wrong = RankMarker {
+            work: fingerprint.digest(),
+            share: fingerprint.share_digest(2),
+            ..marker(1, 3, 8)
+        };
+        write_rank_marker(work, &wrong, Durability::Unsynced).unwrap();
+        let err = complete_layout(work).unwrap_err();
+        assert!(err.to_string().contains("rank 1 (another share"), "{err}");
+        std::fs::create_dir(work.join("mine")).unwrap();
+        clear_work(work).unwrap();
+        let left: Vec<String> = std::fs::read_dir(work)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["mine"]);
     }
 }

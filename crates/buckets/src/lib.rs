@@ -8,7 +8,8 @@
 //! sorted outputs with a streaming k-way merge. The layout:
 //!
 //! ```text
-//! WORK/rank-RRRRR.done                    marker: W, B and the rank's counts
+//! WORK/fingerprint.json                   what the partition is made from (`fingerprint.rs`)
+//! WORK/rank-RRRRR.done                    marker: W, B, the rank's counts, fingerprint digests
 //! WORK/rejects/rank-RRRRR.jsonl           the rank's rejects, sorted
 //! WORK/bucket-KKKKK/rank-RRRRR.data       records, one LZ4 frame each (`frame.rs`)
 //! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each
@@ -17,8 +18,10 @@
 //!
 //! Every file is written to a temporary name and renamed when whole, and a
 //! rank's marker is written last, so a killed rank leaves nothing that
-//! `extract` reads (it refuses to start until all W markers exist).
+//! `extract` reads (it refuses to start until all W markers exist and
+//! carry the folder's fingerprint).
 
+pub mod fingerprint;
 mod frame;
 mod layout;
 pub mod lz4;
@@ -26,10 +29,11 @@ mod merge;
 mod reader;
 mod writer;
 
+pub use fingerprint::{claim_work, read_work_fingerprint, InputFile, WorkFingerprint, FINGERPRINT};
 pub use layout::{
-    bucket_dir, bucket_out_dir, check_layout, complete_layout, read_bucket_marker,
+    bucket_dir, bucket_out_dir, check_layout, clear_work, complete_layout, read_bucket_marker,
     read_rank_marker, write_bucket_marker, write_rank_marker, BucketMarker, Layout, LayoutError,
-    RankMarker, BUCKET_MARKER,
+    Partition, RankMarker, BUCKET_MARKER,
 };
 pub use merge::{article_key, merge_csv, merge_jsonl, reject_key, wrapper_key};
 pub use reader::{read_bucket_index, BucketReader, Entry};

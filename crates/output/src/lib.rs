@@ -5,11 +5,14 @@
 //!
 //! The files and their contract are described in the README:
 //! `articles.jsonl`, `wrappers.jsonl`, `summary.csv`, `rejects.jsonl`, and
-//! the optional WET file ([`wet`]). Each file is whole, but a set of them
-//! is only known to come from one run when [`success`]'s `_SUCCESS`
-//! manifest is there and matches them.
+//! the optional WET file ([`wet`]). A run writes its whole set into a new
+//! folder and switches it in place of the output folder in one step
+//! ([`switch`]), under the folder's lock ([`lock`]); [`success`]'s
+//! `_SUCCESS` manifest lists the set's files and their SHA-256.
 
+pub mod lock;
 pub mod success;
+pub mod switch;
 pub mod wet;
 
 use std::io::{self, BufWriter, Write};
@@ -89,8 +92,9 @@ pub fn check_replaceable(path: &Path) -> io::Result<()> {
 ///
 /// Temporary files left by an earlier run that was killed before its
 /// rename (`.NAME.*.tmp`) are removed first, so a rerun leaves only the
-/// finished file. (Two runs writing into the same folder at once are not
-/// supported: each would remove the other's temporary.)
+/// finished file. (Two writers into one folder at once would remove each
+/// other's temporary: the commands that write a folder hold its lock,
+/// [`lock`].)
 pub fn write_atomic(
     dir: &Path,
     name: &str,

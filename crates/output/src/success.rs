@@ -101,7 +101,7 @@ fn sha256_hex(path: &Path) -> io::Result<String> {
 
 /// Flushes a folder's entries (creations, renames, removals) to disk.
 /// Folders cannot be opened as files on Windows; there it does nothing.
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     File::open(dir)?.sync_all()?;
     #[cfg(not(unix))]
