@@ -377,6 +377,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 out.skipped,
                 out.rejects,
             );
+            eprintln!("canopy: {}", out.records_line());
             if args.wrappers.is_some() {
                 match run::wrapper_statuses(switch.out()) {
                     Ok(counts) => {

@@ -19,13 +19,32 @@ use canopy_output::write_atomic;
 #[derive(Debug, Default, Clone)]
 pub struct RunStats {
     pub bytes: u64,
+    /// Records read ([`canopy_buckets::RankMarker::records`]): each is one
+    /// of the articles, feeds, revisits, skips and rejects below.
+    pub records: u64,
     pub articles: u64,
     pub by_wrapper: u64,
     pub wrappers: u64,
     pub clusters: u64,
+    pub feeds: u64,
     pub revisits: u64,
     pub skipped: u64,
     pub rejects: u64,
+}
+
+impl RunStats {
+    /// The records whose outcome the counts hold.
+    pub fn accounted(&self) -> u64 {
+        self.articles + self.feeds + self.revisits + self.skipped + self.rejects
+    }
+
+    /// The run's figures, for its summary on stderr.
+    pub fn records_line(&self) -> String {
+        format!(
+            "{} records read: {} articles, {} feeds, {} revisits, {} skipped, {} rejected",
+            self.records, self.articles, self.feeds, self.revisits, self.skipped, self.rejects
+        )
+    }
 }
 
 #[derive(clap::Args)]
@@ -51,6 +70,8 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
     let mut stats = RunStats::default();
     for r in &ranks {
         stats.bytes += r.bytes;
+        stats.records += r.records;
+        stats.feeds += r.feeds;
         stats.revisits += r.revisits;
         stats.skipped += r.skipped;
         stats.rejects += r.rejects;
@@ -97,6 +118,14 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         work.display(),
         foreign.iter().take(5).cloned().collect::<Vec<_>>().join("; "),
         if foreign.len() > 5 { "; …" } else { "" }
+    );
+    // Every record read ends as one article, feed, revisit, skip or
+    // reject: any difference is a record lost (or counted twice).
+    anyhow::ensure!(
+        stats.records == stats.accounted(),
+        "the records do not add up ({}): canopy lost track of {} records; this is a bug",
+        stats.records_line(),
+        stats.records.abs_diff(stats.accounted())
     );
     let files = |name: &str| -> Vec<PathBuf> { dirs.iter().map(|d| d.join(name)).collect() };
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -215,12 +244,13 @@ pub fn command(args: MergeArgs) -> ExitCode {
     match result {
         Ok(stats) => {
             eprintln!(
-                "canopy: merged {} pages, {} clusters, {} wrappers, {} rejected into {}",
+                "canopy: merged {} pages, {} clusters, {} wrappers, {} rejected into {}; {}",
                 stats.articles,
                 stats.clusters,
                 stats.wrappers,
                 stats.rejects,
-                args.out.display()
+                args.out.display(),
+                stats.records_line()
             );
             ExitCode::from(if stats.rejects == 0 { 0 } else { 1 })
         }

@@ -120,6 +120,7 @@ struct Sequencer {
     file: u32,
     seq: u32,
     pages: u64,
+    feeds: u64,
     feed_items: u64,
     skipped: u64,
     rejects: Vec<Reject>,
@@ -181,7 +182,10 @@ impl Sequencer {
                     }
                     continue;
                 }
-                Decoded::Event(Event::Feed { items, .. }) | Decoded::Feed(items) => items,
+                Decoded::Event(Event::Feed { items, .. }) | Decoded::Feed(items) => {
+                    self.feeds += 1;
+                    items
+                }
             };
             // Keyed by the site of its link: Forest's feed signifiers join
             // an item to the page with the same URL.
@@ -316,9 +320,12 @@ pub fn partition(
     let mut rejects = read.with_context(ctx)?;
     rejects.extend(sequencer.rejects);
     if rank == 0 {
+        // Inputs the expansion could not read count as read, rejected.
+        marker.records += inputs.rejects.len() as u64;
         rejects.extend(inputs.rejects.iter().cloned());
     }
     marker.pages = sequencer.pages;
+    marker.feeds = sequencer.feeds;
     marker.feed_items = sequencer.feed_items;
     marker.skipped += sequencer.skipped;
     sort_rejects(&mut rejects);
@@ -362,7 +369,10 @@ fn read_files(
         progress.set_message(name.clone());
         marker.files += 1;
         marker.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        // A feed file, and a file that cannot be opened, count as one
+        // record each; a WARC's records are counted as it is read.
         if is_feed_file(file) && !is_warc_file(file) {
+            marker.records += 1;
             match canopy_ingest::read_feed_file(file) {
                 Ok(items) => spill.push(Read::Feed(index, items))?,
                 Err(reject) => rejects.push(reject),
@@ -388,19 +398,23 @@ fn read_files(
         }
         match result {
             Ok(stats) => {
+                marker.records += stats.records;
                 marker.revisits += stats.revisits;
                 marker.skipped += stats.skipped;
             }
-            Err(e) => rejects.push(Reject {
-                source: SourceRef {
-                    file: name,
-                    offset: None,
-                },
-                record_id: None,
-                url: None,
-                stage: "warc".into(),
-                reason: format!("cannot open: {e}"),
-            }),
+            Err(e) => {
+                marker.records += 1;
+                rejects.push(Reject {
+                    source: SourceRef {
+                        file: name,
+                        offset: None,
+                    },
+                    record_id: None,
+                    url: None,
+                    stage: "warc".into(),
+                    reason: format!("cannot open: {e}"),
+                });
+            }
         }
         progress.inc(1);
     }

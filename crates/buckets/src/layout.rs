@@ -40,6 +40,16 @@ pub struct RankMarker {
     pub rejects: u64,
     pub revisits: u64,
     pub skipped: u64,
+    /// What the rank read, each of which ends as exactly one page, feed,
+    /// revisit, skip or reject: WARC and ARC records (a stretch that is not
+    /// a record and an unreadable rest of a file count as one each), feed
+    /// files, and inputs that could not be read.
+    #[serde(default)]
+    pub records: u64,
+    /// Feed documents whose items were spilled (feed responses in WARCs
+    /// and feed files).
+    #[serde(default)]
+    pub feeds: u64,
     /// The digest of the work folder's fingerprint this rank was
     /// partitioned for (empty: an older Canopy's marker).
     #[serde(default)]

@@ -338,9 +338,37 @@ pub(crate) struct NotARecord {
     pub bytes: u64,
     /// Its first bytes, for the reject's reason.
     pub head: Vec<u8>,
+    /// The `WARC-Record-ID` and `WARC-Target-URI` of its first lines, when
+    /// it is a record with a version line Canopy does not read (`WARC/2.0`,
+    /// a lower-case `warc/1.0`), so that its reject names the record.
+    pub record_id: Option<String>,
+    pub url: Option<String>,
 }
 
 impl NotARecord {
+    /// Keeps the record id or target URI a header line of its gives.
+    fn note_header(&mut self, line: &[u8]) {
+        let Ok(line) = std::str::from_utf8(line) else {
+            return;
+        };
+        let Some((name, value)) = line.split_once(':') else {
+            return;
+        };
+        // As the reader gives them: the id as written, the URI unbracketed.
+        let value = value.trim();
+        let (slot, value) = if name.eq_ignore_ascii_case("WARC-Record-ID") {
+            (&mut self.record_id, value)
+        } else if name.eq_ignore_ascii_case("WARC-Target-URI") {
+            let uri = value.trim_start_matches('<').trim_end_matches('>');
+            (&mut self.url, uri)
+        } else {
+            return;
+        };
+        if slot.is_none() && !value.is_empty() {
+            *slot = Some(value.to_string());
+        }
+    }
+
     /// The reject's reason.
     pub fn reason(&self) -> String {
         format!(
@@ -360,6 +388,8 @@ impl NotARecord {
 pub(crate) fn read_gap(reader: &mut LimitedBufReader) -> io::Result<Option<NotARecord>> {
     reader.set_limit(u64::MAX);
     let mut junk: Option<NotARecord> = None;
+    // Whether the stretch's first lines (up to a blank one) are still read.
+    let mut first_lines = true;
     loop {
         let buf = reader.fill_buf()?;
         if buf.is_empty() || is_header_start(buf) {
@@ -375,6 +405,8 @@ pub(crate) fn read_gap(reader: &mut LimitedBufReader) -> io::Result<Option<NotAR
                     offset,
                     bytes: 0,
                     head: Vec::new(),
+                    record_id: None,
+                    url: None,
                 });
             }
             let buf = reader.fill_buf()?;
@@ -382,6 +414,10 @@ pub(crate) fn read_gap(reader: &mut LimitedBufReader) -> io::Result<Option<NotAR
                 j.bytes += line as u64;
                 let room = QUOTED.saturating_sub(j.head.len());
                 j.head.extend_from_slice(&buf[..line.min(room)]);
+                first_lines &= !blank;
+                if first_lines {
+                    j.note_header(&buf[..line]);
+                }
             }
         }
         reader.consume(line);

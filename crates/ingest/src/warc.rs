@@ -323,10 +323,10 @@ impl Ctx<'_> {
                 file: self.file.to_string(),
                 offset: Some(junk.offset),
             },
-            record_id: None,
-            url: None,
-            stage: "warc".to_string(),
             reason: junk.reason(),
+            record_id: junk.record_id,
+            url: junk.url,
+            stage: "warc".to_string(),
         })));
     }
 
