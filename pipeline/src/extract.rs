@@ -252,9 +252,11 @@ pub fn extract_bucket(
             rejects.extend(reuse.rejects.iter().cloned());
         }
     }
+    let wrapper_rejects = rejects.len() as u64;
     let mut marker = BucketMarker {
         bucket,
         sites: sites.len() as u64,
+        wrapper_rejects,
         work: digest,
         settings: expect.clone(),
         ..BucketMarker::default()

@@ -29,21 +29,41 @@ pub struct RunStats {
     pub feeds: u64,
     pub revisits: u64,
     pub skipped: u64,
+    /// Lines of `rejects.jsonl`: rejected records, and `wrapper_rejects`.
     pub rejects: u64,
+    /// Lines of the saved wrappers file that could not be used.
+    pub wrapper_rejects: u64,
 }
 
 impl RunStats {
     /// The records whose outcome the counts hold.
     pub fn accounted(&self) -> u64 {
-        self.articles + self.feeds + self.revisits + self.skipped + self.rejects
+        self.articles + self.feeds + self.revisits + self.skipped + self.record_rejects()
+    }
+
+    /// The rejects that are records of the inputs.
+    fn record_rejects(&self) -> u64 {
+        self.rejects - self.wrapper_rejects
     }
 
     /// The run's figures, for its summary on stderr.
     pub fn records_line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} records read: {} articles, {} feeds, {} revisits, {} skipped, {} rejected",
-            self.records, self.articles, self.feeds, self.revisits, self.skipped, self.rejects
-        )
+            self.records,
+            self.articles,
+            self.feeds,
+            self.revisits,
+            self.skipped,
+            self.record_rejects()
+        );
+        if self.wrapper_rejects > 0 {
+            line += &format!(
+                "; {} lines of the saved wrappers rejected",
+                self.wrapper_rejects
+            );
+        }
+        line
     }
 }
 
@@ -96,6 +116,7 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
                 stats.wrappers += m.wrappers;
                 stats.clusters += m.clusters;
                 stats.rejects += m.rejects;
+                stats.wrapper_rejects += m.wrapper_rejects;
             }
             None => missing.push(k),
         }

@@ -167,10 +167,13 @@ fn a_large_site_writes_its_articles_through_a_temporary_file() {
         let settings = format!("[run]\nmax_resident_pages = {bound}\n");
         let extra = ["--method", "wlr", "--format", "html,markdown"];
         let done = run_with(&[&warc], &out, &settings, &extra);
-        // The counts of the run's last line: "…(N pages/s): <counts>".
+        // The counts of the run's summary: "…(N pages/s): <counts>", and
+        // the records line after it.
         let stderr = String::from_utf8(done.stderr).unwrap();
-        let counts = stderr.lines().last().unwrap().split("): ").nth(1).unwrap();
-        (out, counts.to_string())
+        let summary = stderr.lines().find(|l| l.contains(" pages/s): ")).unwrap();
+        let counts = summary.split("): ").nth(1).unwrap();
+        let records = stderr.lines().last().unwrap();
+        (out, format!("{counts}\n{records}"))
     };
     let (held, held_counts) = run("held", 0);
     let (spilled, spilled_counts) = run("spilled", 100);

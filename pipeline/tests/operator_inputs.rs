@@ -576,7 +576,7 @@ fn outputs_are_never_renamed_over_what_is_not_a_regular_file() {
         symlink(&theirs, out.join(name)).unwrap();
         let r = run(&[&path], &out, &[]);
         finished(&r, 2, name);
-        assert!(r.stderr.contains("a symlink"), "{name}: {}", r.stderr);
+        assert!(r.stderr.contains("a symbolic link"), "{name}: {}", r.stderr);
         assert!(is_link(&out.join(name)), "{name}");
     }
     assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "theirs\n");

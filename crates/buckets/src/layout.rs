@@ -74,6 +74,10 @@ pub struct BucketMarker {
     /// Lines of the bucket's `rejects.jsonl` (pages over their time budget).
     #[serde(default)]
     pub rejects: u64,
+    /// Of those, the lines of the saved wrappers file (`--wrappers`) that
+    /// could not be used: rejects that are no record of the inputs.
+    #[serde(default)]
+    pub wrapper_rejects: u64,
     /// The digest of the work folder's fingerprint it was extracted from.
     #[serde(default)]
     pub work: String,
