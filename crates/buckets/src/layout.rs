@@ -38,6 +38,10 @@ pub struct RankMarker {
     pub rejects: u64,
     pub revisits: u64,
     pub skipped: u64,
+    /// Items of feeds inside WARCs dropped because they link to another
+    /// site than the feed's (`ingest.trust_feeds`).
+    #[serde(default)]
+    pub feed_items_foreign: u64,
 }
 
 /// A finished bucket: written last by `extract`, as

@@ -5,7 +5,7 @@ mod common;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use canopy_ingest::{normalize_url, parse_feed, read_feed_file};
+use canopy_ingest::{normalize_url, parse_feed, read_feed_file, IngestOptions};
 use common::{corpora, corpus_file, manifest};
 
 fn files_under(rel: &str) -> Vec<PathBuf> {
@@ -36,7 +36,7 @@ fn every_fixture_parses_to_items_or_gives_a_reason() {
     let mut ok = 0;
     let mut failed = Vec::new();
     for f in &files {
-        match read_feed_file(f) {
+        match read_feed_file(f, &IngestOptions::default()) {
             Ok(items) => {
                 eprintln!("{}: {} items", f.display(), items.len());
                 assert!(!items.is_empty(), "{}: Ok with zero items", f.display());
@@ -92,7 +92,11 @@ fn relative_links_resolve_against_the_base_uri() {
 #[test]
 fn descriptions_are_plain_text() {
     // The RSS 2.0 relurl fixture has <em> markup in its first description.
-    let items = read_feed_file(&corpus_file("feeds/feed-rs/rss2/rss_2.0_relurl_1.xml")).unwrap();
+    let items = read_feed_file(
+        &corpus_file("feeds/feed-rs/rss2/rss_2.0_relurl_1.xml"),
+        &IngestOptions::default(),
+    )
+    .unwrap();
     let first = &items[0];
     assert_eq!(
         first.url,
@@ -114,7 +118,11 @@ fn descriptions_are_plain_text() {
 
 #[test]
 fn non_utf8_feeds_decode() {
-    let items = read_feed_file(&corpus_file("feeds/feed-rs/rss1/rss_1.0_iso8859.xml")).unwrap();
+    let items = read_feed_file(
+        &corpus_file("feeds/feed-rs/rss1/rss_1.0_iso8859.xml"),
+        &IngestOptions::default(),
+    )
+    .unwrap();
     assert!(!items.is_empty());
     for item in &items {
         assert!(!item.title.contains('\u{FFFD}') && !item.description.contains('\u{FFFD}'));
@@ -133,8 +141,8 @@ fn corpus_feed_items_join_to_manifest_urls() {
         assert!(!feeds.is_empty(), "{corpus}: no feeds");
         let mut items_seen = 0;
         for f in &feeds {
-            let items =
-                read_feed_file(f).unwrap_or_else(|r| panic!("{}: {}", f.display(), r.reason));
+            let items = read_feed_file(f, &IngestOptions::default())
+                .unwrap_or_else(|r| panic!("{}: {}", f.display(), r.reason));
             assert!(!items.is_empty(), "{}: no items", f.display());
             for item in items {
                 items_seen += 1;
