@@ -271,3 +271,48 @@ fn utf16_feeds_decode_and_invalid_bytes_are_an_error() {
     let err = parse_feed(&invalid, None).unwrap_err();
     assert!(err.contains("not valid UTF-8"), "{err}");
 }
+
+/// A `feed` fuzz crash in feed-rs 3.0 itself: its name-and-email parser
+/// for contact elements (`managingEditor`, `webMaster`, `author`,
+/// `dc:creator`, `itunes:author`, a JSON Feed author's name) cut the text
+/// one byte before or after the e-mail address, inside a character when
+/// that character takes more than one byte (`José «jose@example.com»`), and
+/// panicked: the whole feed was rejected ("the XML parser failed"). Fixed
+/// in the patched copy `vendor/feed-rs` (see its CANOPY-PATCH.md). The
+/// crash input as found (the feed-rs fixture `rss_0.91_spec_1` with `¬`s
+/// before the webmaster's address, and broken further on) is now the
+/// feed's parse error; addresses beside multi-byte characters in RSS 2.0,
+/// RSS 1.0 and JSON Feed parse, with their item.
+#[test]
+fn a_contact_with_multibyte_characters_around_its_address_parses() {
+    let found = std::fs::read(format!(
+        "{}/tests/fuzz_regressions/feed-crash-a532e5f1.xml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    // Malformed further on: the feed's own error now, not a panic.
+    let err = parse_feed(&found, None).unwrap_err();
+    assert!(
+        err.starts_with("feed parse error: unable to parse XML"),
+        "{err}"
+    );
+    let item = "<item><title>x</title><link>http://a/x</link></item>";
+    let rss2 = format!(
+        "<rss version=\"2.0\"><channel><title>c</title>\
+         <managingEditor>José «jose@example.com»</managingEditor>\
+         <webMaster>«web@example.com» — Équipe web</webMaster>{item}</channel></rss>"
+    );
+    let rss1 = format!(
+        "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" \
+         xmlns=\"http://purl.org/rss/1.0/\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\
+         <channel><title>c</title><dc:creator>Zoë·zoe@example.com</dc:creator></channel>\
+         <item><title>x</title><link>http://a/x</link></item></rdf:RDF>"
+    );
+    let json = "{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"c\",\
+        \"authors\":[{\"name\":\"Zoë «zoe@example.com»\"}],\
+        \"items\":[{\"id\":\"1\",\"url\":\"http://a/x\",\"title\":\"x\"}]}";
+    for doc in [rss2.as_str(), rss1.as_str(), json] {
+        let items = parse_feed(doc.as_bytes(), None).unwrap_or_else(|e| panic!("{e}: {doc}"));
+        assert_eq!(items[0].url, "http://a/x", "{doc}");
+    }
+}
