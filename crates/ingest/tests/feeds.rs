@@ -302,16 +302,14 @@ fn a_contact_with_multibyte_characters_around_its_address_parses() {
          <managingEditor>José «jose@example.com»</managingEditor>\
          <webMaster>«web@example.com» — Équipe web</webMaster>{item}</channel></rss>"
     );
-    let rss1 = format!(
-        "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" \
+    let rss1 = "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" \
          xmlns=\"http://purl.org/rss/1.0/\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\
          <channel><title>c</title><dc:creator>Zoë·zoe@example.com</dc:creator></channel>\
-         <item><title>x</title><link>http://a/x</link></item></rdf:RDF>"
-    );
+         <item><title>x</title><link>http://a/x</link></item></rdf:RDF>";
     let json = "{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"c\",\
         \"authors\":[{\"name\":\"Zoë «zoe@example.com»\"}],\
         \"items\":[{\"id\":\"1\",\"url\":\"http://a/x\",\"title\":\"x\"}]}";
-    for doc in [rss2.as_str(), rss1.as_str(), json] {
+    for doc in [rss2.as_str(), rss1, json] {
         let items = parse_feed(doc.as_bytes(), None).unwrap_or_else(|e| panic!("{e}: {doc}"));
         assert_eq!(items[0].url, "http://a/x", "{doc}");
     }
