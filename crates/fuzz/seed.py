@@ -9,6 +9,10 @@ warc: the small WARC/ARC files as they are, and the first 100 records of every
 http: the HTTP block (status line, headers, body) of response records (100 a file)
 dom:  the first 64 KiB of HTML pages from big9 and dragnet
 feed: every feed file (RSS, Atom, JSON Feed) under 256 KiB
+Besides, generated seeds for paths the corpora do not reach (generated()):
+http: a page in UTF-16LE/BE and UTF-32LE/BE, declared in the header or by a
+      BOM, and a feed response served by another site than its items';
+feed: item text of entities, scripts and comments.
 """
 import gzip
 import hashlib
@@ -57,6 +61,30 @@ def records(data):
         pos = end
 
 
+def generated():
+    """(target, seed) pairs for charsets and feed text the corpora lack."""
+    page = "<!DOCTYPE html><html><head><title>Größe</title></head><body><p>café 日本語 😀</p></body></html>"
+    for label, codec, bom in [
+        ("utf-16le", "utf-16-le", False), ("utf-16be", "utf-16-be", False),
+        ("utf-16", "utf-16-le", True), ("utf-16", "utf-16-be", True),
+        ("utf-32", "utf-32-le", False), ("utf-32be", "utf-32-be", False),
+        (None, "utf-32-le", True), (None, "utf-32-be", True),
+    ]:
+        body = ("\ufeff" + page if bom else page).encode(codec)
+        charset = f"; charset={label}" if label else ""
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html{charset}\r\n\r\n".encode()
+        yield "http", head + body
+    items = "".join(
+        f"<item><title>t{i} &amp;&#38;&#x26;&lt;script&gt;x&lt;/script&gt;</title>"
+        f"<link>http://other.example/{i}</link>"
+        f"<description><![CDATA[<SCRIPT>a</script><style>b</style><!-- c -->&amp &nbsp;d]]></description></item>"
+        for i in range(3)
+    )
+    feed = f'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>{items}</channel></rss>'.encode()
+    yield "feed", feed
+    yield "http", b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n\r\n" + feed
+
+
 def main():
     counts = {}
     warcs = sorted(p for p in CORPORA.rglob("*") if p.is_file() and re.search(r"\.w?arc(\.gz)?$", p.name))
@@ -86,6 +114,9 @@ def main():
         if path.is_file() and "feeds" in path.parts and path.stat().st_size <= 256 << 10:
             save("feed", path.read_bytes())
             counts["feed"] = counts.get("feed", 0) + 1
+    for target, data in generated():
+        save(target, data)
+        counts[target] = counts.get(target, 0) + 1
     for target, n in sorted(counts.items()):
         print(f"{target}: {n} seeds -> {OUT / target}")
 

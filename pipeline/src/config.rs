@@ -27,6 +27,10 @@ pub struct Config {
 pub struct IngestConfig {
     pub max_page_bytes: usize,
     pub max_decoded_bytes: usize,
+    /// Largest feed file or feed response body accepted, in bytes.
+    pub max_feed_bytes: usize,
+    /// Feeds inside WARCs may speak for other sites than their own (`--trust-feeds`).
+    pub trust_feeds: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -139,7 +143,7 @@ pub struct RunConfig {
     /// Bind each worker to one CPU when there are as many as the process's
     /// CPUs (`threads.rs`).
     pub pin_threads: bool,
-    /// Per-page time budget in milliseconds; 0: none.
+    /// Per-page (and per-feed) time budget in milliseconds; 0: none.
     pub page_budget_ms: u64,
     /// Most pages of one site held parsed at once; 0: all.
     pub max_resident_pages: usize,

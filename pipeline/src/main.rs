@@ -11,6 +11,7 @@ mod config;
 mod eval;
 mod extract;
 mod fallback;
+mod feed_trust;
 mod fingerprint;
 mod index;
 mod inputs;
@@ -104,6 +105,7 @@ impl From<ApplyArgs> for RunArgs {
             wrappers: Some(a.wrappers),
             wet: a.wet,
             work: None,
+            trust_feeds: false,
         }
     }
 }
@@ -172,6 +174,11 @@ struct RunArgs {
     /// starts it over.
     #[arg(long)]
     work: Option<PathBuf>,
+    /// Let feeds found inside the WARCs give signifiers to pages of other
+    /// sites than their own (`ingest.trust_feeds`; feed files given as
+    /// inputs are always used).
+    #[arg(long)]
+    trust_feeds: bool,
 }
 
 /// The config file overlaid with settings flags (`partition` passes only
@@ -272,13 +279,14 @@ impl WetPlace {
 
 /// `learn`: false for `wrappers apply` (extraction only).
 fn run(args: RunArgs, learn: bool) -> ExitCode {
-    let (config, method) = match args.settings.resolve() {
+    let (mut config, method) = match args.settings.resolve() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
         }
     };
+    config.ingest.trust_feeds |= args.trust_feeds;
     let reuse = match args
         .wrappers
         .as_deref()
@@ -365,7 +373,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         Ok((out, seconds)) => {
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
-                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected",
+                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected{}",
                 out.articles,
                 out.bytes as f64 / 1e6,
                 out.articles as f64 / seconds.max(1e-9),
@@ -376,6 +384,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 out.revisits,
                 out.skipped,
                 out.rejects,
+                feed_trust::dropped_note(out.feed_items_foreign),
             );
             eprintln!("canopy: {}", out.records_line());
             if args.wrappers.is_some() {

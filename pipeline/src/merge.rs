@@ -33,6 +33,8 @@ pub struct RunStats {
     pub rejects: u64,
     /// Lines of the saved wrappers file that could not be used.
     pub wrapper_rejects: u64,
+    /// Feed items dropped for speaking for another site than their feed's.
+    pub feed_items_foreign: u64,
 }
 
 impl RunStats {
@@ -95,6 +97,7 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         stats.revisits += r.revisits;
         stats.skipped += r.skipped;
         stats.rejects += r.rejects;
+        stats.feed_items_foreign += r.feed_items_foreign;
     }
     let mut dirs = Vec::with_capacity(layout.buckets as usize);
     let mut missing = Vec::new();

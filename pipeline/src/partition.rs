@@ -58,6 +58,10 @@ pub struct PartitionArgs {
     /// Worker threads for compression (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Let feeds found inside the WARCs give signifiers to pages of other
+    /// sites than their own (`ingest.trust_feeds`; docs/robustness.md).
+    #[arg(long)]
+    trust_feeds: bool,
 }
 
 /// What the reading thread hands on, in input order: a payload still to
@@ -124,6 +128,10 @@ struct Sequencer {
     feed_items: u64,
     skipped: u64,
     rejects: Vec<Reject>,
+    /// `ingest.trust_feeds`: a feed inside a WARC may speak for other sites.
+    trust_feeds: bool,
+    /// Items of feeds inside WARCs dropped for linking to another site.
+    feed_items_foreign: u64,
 }
 
 /// A batch entry once decoded.
@@ -182,6 +190,14 @@ impl Sequencer {
                     }
                     continue;
                 }
+                Decoded::Event(Event::Feed { url, items, .. }) if !self.trust_feeds => {
+                    self.feeds += 1;
+                    let (own, foreign) = crate::feed_trust::own_site_items(&url, items);
+                    self.feed_items_foreign += foreign;
+                    own
+                }
+                // Trusted: feed files (the operator named them), and any
+                // feed with `ingest.trust_feeds`.
                 Decoded::Event(Event::Feed { items, .. }) | Decoded::Feed(items) => {
                     self.feeds += 1;
                     items
@@ -262,6 +278,10 @@ pub fn partition(
         // With one thread too, so that a corrupt member is reported the
         // same way whatever the thread count (gzip_segments.rs).
         inflate_segments: Some(INFLATE_SEGMENT_BYTES),
+        max_feed_bytes: config.ingest.max_feed_bytes,
+        // A feed's parse has the time budget of a page's.
+        feed_budget: (config.run.page_budget_ms > 0)
+            .then(|| std::time::Duration::from_millis(config.run.page_budget_ms)),
     };
     // The writer thread decodes and encodes each batch on the rayon pool
     // and writes it while this thread reads the next one.
@@ -285,7 +305,10 @@ pub fn partition(
     };
     let (read, written) = std::thread::scope(|scope| {
         let writing = scope.spawn(|| -> std::io::Result<Sequencer> {
-            let mut sequencer = Sequencer::default();
+            let mut sequencer = Sequencer {
+                trust_feeds: config.ingest.trust_feeds,
+                ..Sequencer::default()
+            };
             for batch in batches {
                 writer.write_batch(sequencer.records(batch, &options))?;
             }
@@ -327,6 +350,7 @@ pub fn partition(
     marker.pages = sequencer.pages;
     marker.feeds = sequencer.feeds;
     marker.feed_items = sequencer.feed_items;
+    marker.feed_items_foreign = sequencer.feed_items_foreign;
     marker.skipped += sequencer.skipped;
     sort_rejects(&mut rejects);
     marker.rejects = rejects.len() as u64;
@@ -373,7 +397,7 @@ fn read_files(
         // record each; a WARC's records are counted as it is read.
         if is_feed_file(file) && !is_warc_file(file) {
             marker.records += 1;
-            match canopy_ingest::read_feed_file(file) {
+            match canopy_ingest::read_feed_file(file, options) {
                 Ok(items) => spill.push(Read::Feed(index, items))?,
                 Err(reject) => rejects.push(reject),
             }
@@ -433,7 +457,10 @@ pub fn command(args: PartitionArgs) -> ExitCode {
         crate::method::Method::Forest,
         &[],
     ) {
-        Ok((config, _)) => config,
+        Ok((mut config, _)) => {
+            config.ingest.trust_feeds |= args.trust_feeds;
+            config
+        }
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
@@ -479,7 +506,7 @@ pub fn command(args: PartitionArgs) -> ExitCode {
     match result {
         Ok((m, already)) => {
             eprintln!(
-                "canopy: rank {} of {}{}: {} files, {:.1} MB, {} pages and {} feed items into {} buckets, {} rejected",
+                "canopy: rank {} of {}{}: {} files, {:.1} MB, {} pages and {} feed items into {} buckets, {} rejected{}",
                 m.rank,
                 m.world_size,
                 if already { " was already done" } else { "" },
@@ -488,7 +515,8 @@ pub fn command(args: PartitionArgs) -> ExitCode {
                 m.pages,
                 m.feed_items,
                 m.buckets,
-                m.rejects
+                m.rejects,
+                crate::feed_trust::dropped_note(m.feed_items_foreign),
             );
             ExitCode::SUCCESS
         }

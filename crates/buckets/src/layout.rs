@@ -57,6 +57,10 @@ pub struct RankMarker {
     /// The digest of this rank's share of the input files.
     #[serde(default)]
     pub share: String,
+    /// Items of feeds inside WARCs dropped because they link to another
+    /// site than the feed's (`ingest.trust_feeds`).
+    #[serde(default)]
+    pub feed_items_foreign: u64,
 }
 
 /// A finished bucket: written last by `extract`, as

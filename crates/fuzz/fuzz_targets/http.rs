@@ -11,6 +11,8 @@ fuzz_target!(|data: &[u8]| {
     let opts = IngestOptions {
         max_page_bytes: 1 << 20,
         max_decoded_bytes: 4 << 20,
+        max_feed_bytes: 1 << 20,
+        ..IngestOptions::default()
     };
     let mut record = format!(
         "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:fuzz>\r\n\

@@ -13,6 +13,8 @@ fuzz_target!(|data: &[u8]| {
     let opts = IngestOptions {
         max_page_bytes: 1 << 20,
         max_decoded_bytes: 4 << 20,
+        max_feed_bytes: 1 << 20,
+        ..IngestOptions::default()
     };
     read_warc_bytes("fuzz.warc", data.to_vec(), &opts, &mut |_| {});
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -25,7 +25,13 @@ const DETECT_BYTES: usize = 64 << 10;
 /// that decodes cleanly. A declared legacy single-byte or CJK charset also
 /// loses to UTF-8 when the body is valid UTF-8 with non-ASCII characters (a
 /// common mislabelling that decodes without errors but yields mojibake).
+///
+/// UTF-16 and UTF-32 ([`wide_encoding`]) are read from their BOM, or from
+/// the HTTP `charset=` when the bytes bear it out.
 pub fn decode_html(body: &[u8], content_type: Option<&str>) -> (String, &'static str) {
+    if let Some(wide) = wide_encoding(body, content_type) {
+        return wide.decode(body);
+    }
     if let Some((enc, bom_len)) = Encoding::for_bom(body) {
         let rest = body.get(bom_len..).unwrap_or_default();
         let (text, _) = enc.decode_without_bom_handling(rest);
@@ -59,6 +65,167 @@ pub fn decode_html(body: &[u8], content_type: Option<&str>) -> (String, &'static
         }
     }
     (text.into_owned(), declared.name())
+}
+
+/// How many leading bytes decide whether a body declared UTF-16 or UTF-32
+/// really is: enough for a page's head, which is nearly all ASCII markup.
+const WIDE_SAMPLE_BYTES: usize = 4 << 10;
+
+/// A body in UTF-16 or UTF-32: the encodings in which every ASCII character
+/// takes NUL bytes, so that read as an ASCII-compatible charset the page is
+/// markup strewn with NULs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wide {
+    /// `encoding_rs::UTF_16LE` or `UTF_16BE`.
+    Utf16(&'static Encoding),
+    /// UTF-32, big-endian or not.
+    Utf32 { big_endian: bool },
+}
+
+impl Wide {
+    /// How long the BOM of this encoding is.
+    fn bom_len(self) -> usize {
+        match self {
+            Wide::Utf16(_) => 2,
+            Wide::Utf32 { .. } => 4,
+        }
+    }
+
+    /// Decodes `body` (after its BOM, if it starts with this encoding's)
+    /// to UTF-8 and names the encoding; malformed units become U+FFFD.
+    fn decode(self, body: &[u8]) -> (String, &'static str) {
+        let rest = if self.bom_of(body) {
+            body.get(self.bom_len()..).unwrap_or_default()
+        } else {
+            body
+        };
+        match self {
+            Wide::Utf16(enc) => (
+                enc.decode_without_bom_handling(rest).0.into_owned(),
+                enc.name(),
+            ),
+            Wide::Utf32 { big_endian } => (
+                decode_utf32(rest, big_endian),
+                if big_endian { "UTF-32BE" } else { "UTF-32LE" },
+            ),
+        }
+    }
+
+    /// Whether `body` starts with this encoding's BOM.
+    fn bom_of(self, body: &[u8]) -> bool {
+        match self {
+            Wide::Utf16(enc) if enc == UTF_16BE => body.starts_with(b"\xFE\xFF"),
+            Wide::Utf16(_) => body.starts_with(b"\xFF\xFE"),
+            Wide::Utf32 { big_endian: true } => body.starts_with(b"\0\0\xFE\xFF"),
+            Wide::Utf32 { big_endian: false } => body.starts_with(b"\xFF\xFE\0\0"),
+        }
+    }
+}
+
+/// Whether `body` is UTF-16 or UTF-32, and which: from its byte order mark
+/// (UTF-32's first, as `FF FE 00 00` also starts like UTF-16LE's; a UTF-8
+/// BOM means UTF-8 whatever the header says), else from the HTTP
+/// `Content-Type` charset. The HTTP label is a transport-level declaration,
+/// so unlike a `<meta>` one (which is read from the bytes, so cannot be
+/// UTF-16: HTML's rule maps it to UTF-8) it is honoured, but only when the
+/// bytes bear it out: at least a quarter of the first 4 KiB's code units
+/// must be ASCII characters (a NUL byte beside a non-NUL one, as `<`, `a`,
+/// space are), as the markup of any UTF-16 or UTF-32 page is; servers that
+/// label UTF-8 pages `utf-16` exist, and such a page decodes as if the
+/// label were absent. The byte order is the one whose reading gives more
+/// ASCII characters, whatever the label's `le`/`be` says (the label
+/// `utf-16` alone names none).
+pub(crate) fn wide_encoding(body: &[u8], content_type: Option<&str>) -> Option<Wide> {
+    if body.starts_with(b"\xFF\xFE\0\0") {
+        return Some(Wide::Utf32 { big_endian: false });
+    }
+    if body.starts_with(b"\0\0\xFE\xFF") {
+        return Some(Wide::Utf32 { big_endian: true });
+    }
+    if let Some((enc, _)) = Encoding::for_bom(body) {
+        return (enc != UTF_8).then_some(Wide::Utf16(enc));
+    }
+    let label = content_type.and_then(|c| charset_label_in(c.as_bytes()))?;
+    let sample = body.get(..WIDE_SAMPLE_BYTES).unwrap_or(body);
+    let enough = |ascii: usize, unit: usize| ascii > 0 && ascii * 4 >= sample.len() / unit;
+    if is_utf32_label(label) {
+        let (le, be) = (
+            ascii_units::<4>(sample, false),
+            ascii_units::<4>(sample, true),
+        );
+        return enough(le.max(be), 4).then_some(Wide::Utf32 {
+            big_endian: be > le,
+        });
+    }
+    let declared = Encoding::for_label(label.trim_ascii())?;
+    if declared != UTF_16LE && declared != UTF_16BE {
+        return None;
+    }
+    let (le, be) = (
+        ascii_units::<2>(sample, false),
+        ascii_units::<2>(sample, true),
+    );
+    enough(le.max(be), 2).then_some(Wide::Utf16(if be > le { UTF_16BE } else { UTF_16LE }))
+}
+
+/// Labels of UTF-32, which the Encoding Standard (and so encoding_rs) does
+/// not know: IANA's `UTF-32`, `UTF-32LE`, `UTF-32BE`, and `UCS-4`.
+fn is_utf32_label(label: &[u8]) -> bool {
+    let label = label.trim_ascii();
+    [
+        "utf-32",
+        "utf-32le",
+        "utf-32be",
+        "utf32",
+        "ucs-4",
+        "iso-10646-ucs-4",
+    ]
+    .iter()
+    .any(|l| label.eq_ignore_ascii_case(l.as_bytes()))
+}
+
+/// How many of the `N`-byte code units of `sample` read, in the given byte
+/// order, as an ASCII character other than NUL.
+fn ascii_units<const N: usize>(sample: &[u8], big_endian: bool) -> usize {
+    sample
+        .chunks_exact(N)
+        .filter(|unit| {
+            let (low, high) = if big_endian {
+                unit.split_last().map(|(l, h)| (*l, h))
+            } else {
+                unit.split_first().map(|(l, h)| (*l, h))
+            }
+            .unwrap_or_default();
+            (1..0x80).contains(&low) && high.iter().all(|&b| b == 0)
+        })
+        .count()
+}
+
+/// Decodes UTF-32 (no BOM) to UTF-8. encoding_rs implements the Encoding
+/// Standard, which has no UTF-32, and no well-kept crate does only this,
+/// so it is done here: each four bytes are one code point, checked by
+/// `char::from_u32` (surrogates and values past U+10FFFF are malformed);
+/// malformed units and a last partial unit become U+FFFD, as encoding_rs
+/// does for malformed UTF-16.
+fn decode_utf32(body: &[u8], big_endian: bool) -> String {
+    let units = body.chunks_exact(4);
+    let partial = !units.remainder().is_empty();
+    let mut out = String::with_capacity(body.len() / 4 + 3);
+    for unit in units {
+        let code = <[u8; 4]>::try_from(unit).map(|bytes| {
+            if big_endian {
+                u32::from_be_bytes(bytes)
+            } else {
+                u32::from_le_bytes(bytes)
+            }
+        });
+        let c = code.ok().and_then(char::from_u32);
+        out.push(c.unwrap_or(char::REPLACEMENT_CHARACTER));
+    }
+    if partial {
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+    out
 }
 
 /// Decodes with the detected encoding: UTF-8 when the body is valid UTF-8,
@@ -144,6 +311,11 @@ pub(crate) fn charset_from_content_type(content_type: &str) -> Option<&'static E
 /// Finds `charset` `=` value (optionally quoted) in a byte string, as the HTML
 /// spec's "extracting a character encoding from a meta element" algorithm.
 fn charset_in(s: &[u8]) -> Option<&'static Encoding> {
+    charset_label_in(s).and_then(label_to_encoding)
+}
+
+/// The label of [`charset_in`], as written.
+fn charset_label_in(s: &[u8]) -> Option<&[u8]> {
     let lower = s.to_ascii_lowercase();
     let mut from = 0;
     while let Some(pos) = memchr::memmem::find(lower.get(from..)?, b"charset") {
@@ -175,7 +347,7 @@ fn charset_in(s: &[u8]) -> Option<&'static Encoding> {
             }
             None => return None,
         };
-        return label_to_encoding(value);
+        return Some(value);
     }
     None
 }
@@ -386,6 +558,94 @@ mod tests {
         let (text, enc) = decode_html(&gbk, None);
         assert_eq!(enc, "GBK");
         assert_eq!(text, src);
+    }
+
+    /// `text` in UTF-16 or UTF-32, in the given byte order, without BOM.
+    fn wide(text: &str, unit: usize, big_endian: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut push = |code: u32, len: usize| {
+            let bytes = code.to_be_bytes();
+            let mut unit = bytes.get(4 - len..).unwrap_or_default().to_vec();
+            if !big_endian {
+                unit.reverse();
+            }
+            out.extend(unit);
+        };
+        for c in text.chars() {
+            if unit == 4 {
+                push(u32::from(c), 4);
+            } else {
+                let mut buf = [0u16; 2];
+                for u in c.encode_utf16(&mut buf) {
+                    push(u32::from(*u), 2);
+                }
+            }
+        }
+        out
+    }
+
+    const PAGE: &str = "<html><head><title>Größe</title></head><body><p>Café, naïve, 日本語 and 😀.</p></body></html>";
+
+    /// UTF-16 and UTF-32 from the HTTP header, without BOM: the header was
+    /// read through HTML's `<meta>` rule (UTF-16 means UTF-8), so the page
+    /// decoded as UTF-8 with a NUL in every character, or (UTF-32, unknown
+    /// to encoding_rs) as a detected single-byte charset.
+    #[test]
+    fn utf16_and_utf32_declared_in_the_header_decode() {
+        for (label, unit, big_endian, name) in [
+            ("utf-16le", 2, false, "UTF-16LE"),
+            ("UTF-16BE", 2, true, "UTF-16BE"),
+            ("utf-16", 2, false, "UTF-16LE"),
+            ("utf-16", 2, true, "UTF-16BE"),
+            // The bytes decide the order, whatever the label says.
+            ("utf-16le", 2, true, "UTF-16BE"),
+            ("utf-32", 4, false, "UTF-32LE"),
+            ("utf-32be", 4, true, "UTF-32BE"),
+            ("UTF-32LE", 4, false, "UTF-32LE"),
+        ] {
+            let body = wide(PAGE, unit, big_endian);
+            let content_type = format!("text/html; charset={label}");
+            let (text, enc) = decode_html(&body, Some(&content_type));
+            assert_eq!((text.as_str(), enc), (PAGE, name), "{label} {big_endian}");
+        }
+    }
+
+    /// The byte order mark decides, for UTF-32 too (whose little-endian
+    /// mark starts like UTF-16LE's), whatever the header says.
+    #[test]
+    fn utf16_and_utf32_byte_order_marks_decode() {
+        for (bom, unit, big_endian, name) in [
+            (&b"\xFF\xFE"[..], 2, false, "UTF-16LE"),
+            (b"\xFE\xFF", 2, true, "UTF-16BE"),
+            (b"\xFF\xFE\0\0", 4, false, "UTF-32LE"),
+            (b"\0\0\xFE\xFF", 4, true, "UTF-32BE"),
+        ] {
+            let mut body = bom.to_vec();
+            body.extend(wide(PAGE, unit, big_endian));
+            for content_type in [None, Some("text/html; charset=iso-8859-1")] {
+                let (text, enc) = decode_html(&body, content_type);
+                assert_eq!(
+                    (text.as_str(), enc),
+                    (PAGE, name),
+                    "{name} {content_type:?}"
+                );
+            }
+        }
+    }
+
+    /// A `utf-16` label on a page that is not UTF-16 (servers mislabel
+    /// UTF-8 pages so) is ignored, as an absent label is; malformed UTF-32
+    /// units and a cut last unit become U+FFFD.
+    #[test]
+    fn wide_labels_the_bytes_do_not_bear_out_are_ignored() {
+        let (text, enc) = decode_html(PAGE.as_bytes(), Some("text/html; charset=utf-16"));
+        assert_eq!((text.as_str(), enc), (PAGE, "UTF-8"));
+        let (text, enc) = decode_html(PAGE.as_bytes(), Some("text/html; charset=utf-32"));
+        assert_eq!((text.as_str(), enc), (PAGE, "UTF-8"));
+        let mut body = wide("<p>ab</p>", 4, false);
+        body.extend([0x00, 0xD8, 0, 0, 0xFF, 0xFF, 0x11, 0, b'x']);
+        let (text, _) = decode_html(&body, Some("text/html; charset=utf-32"));
+        assert_eq!(text, "<p>ab</p>\u{FFFD}\u{FFFD}\u{FFFD}");
     }
 
     #[test]

@@ -1,12 +1,36 @@
 //! Web feeds (RSS 0.9x/1.0/2.0, Atom, JSON Feed) to [`FeedItem`]s.
 
 use std::borrow::Cow;
+use std::fs::File;
+use std::io::Read;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use canopy_types::{FeedItem, Reject, SourceRef};
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 use feed_rs::model::{Entry, Link};
+
+use crate::IngestOptions;
+
+/// Why a feed gave no items: the stage and reason of its [`Reject`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedError {
+    /// `feed` (not a feed, malformed, too large, no item with a link) or
+    /// `budget` (its time budget ran out, as for a page).
+    pub stage: &'static str,
+    /// What went wrong, for `rejects.jsonl`.
+    pub reason: String,
+}
+
+impl FeedError {
+    fn invalid(reason: impl Into<String>) -> FeedError {
+        FeedError {
+            stage: "feed",
+            reason: reason.into(),
+        }
+    }
+}
 
 /// Parses a feed document with feed-rs and returns its items.
 ///
@@ -17,39 +41,101 @@ use feed_rs::model::{Entry, Link};
 /// entities decoded and whitespace collapsed. Items without any link are
 /// dropped. Returns `Err` with a reason when the document is not a feed or
 /// has no item with a link, so `Ok` always holds at least one item.
+/// Without a time budget: [`parse_feed_within`] has one.
 pub fn parse_feed(bytes: &[u8], base_uri: Option<&str>) -> Result<Vec<FeedItem>, String> {
-    let document = as_utf8_without_declaration(bytes)?;
+    parse_feed_within(bytes, base_uri, None).map_err(|e| e.reason)
+}
+
+/// [`parse_feed`] within a time budget: past `budget` (wall time from the
+/// call) the parse stops and the feed is an error of stage `budget`, as a
+/// page over `run.page_budget_ms` is. feed-rs cannot be stopped from
+/// outside, so it reads the document through a clock ([`Timed`]): the
+/// first read after the deadline fails and feed-rs returns, within one
+/// 8 KiB buffer of it. Everything feed-rs does is driven by its reads, and
+/// the work around it (decoding, the items' text) is linear in the
+/// document, so the budget stops a slow parse wherever the time goes.
+pub fn parse_feed_within(
+    bytes: &[u8],
+    base_uri: Option<&str>,
+    budget: Option<Duration>,
+) -> Result<Vec<FeedItem>, FeedError> {
+    let deadline = budget.map(|b| (b, Instant::now() + b));
+    let over_budget = |what: &str| {
+        deadline
+            .filter(|&(_, at)| Instant::now() >= at)
+            .map(|(budget, _)| FeedError {
+                stage: "budget",
+                reason: format!(
+                    "feed time budget of {} ms exceeded {what} ({} bytes)",
+                    budget.as_millis(),
+                    bytes.len()
+                ),
+            })
+    };
+    let document = as_utf8_without_declaration(bytes).map_err(FeedError::invalid)?;
     let parser = feed_rs::parser::Builder::new().base_uri(base_uri).build();
+    let timed = Timed {
+        inner: &document[..],
+        deadline: deadline.map(|(_, at)| at),
+    };
     // Defence in depth, not a fix: the prolog bug that made quick-xml panic
     // is removed above, but feed-rs and quick-xml are a large third-party
     // stack fed hostile bytes, and a panic in a worker would end the whole
     // run for one feed. Fuzzing still sees any new panic (libFuzzer's panic
     // hook aborts before unwinding reaches this), so nothing is hidden from
     // it. The parser is dropped after a panic; no broken state is reused.
-    let feed = std::panic::catch_unwind(AssertUnwindSafe(|| parser.parse(&document[..])))
-        .map_err(|panic| {
+    let parsed =
+        std::panic::catch_unwind(AssertUnwindSafe(|| parser.parse(timed))).map_err(|panic| {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            format!("feed parse error: the XML parser failed ({what})")
-        })?
-        .map_err(|e| format!("feed parse error: {e}"))?;
+            FeedError::invalid(format!("feed parse error: the XML parser failed ({what})"))
+        })?;
+    let feed = match parsed {
+        Ok(feed) => feed,
+        Err(e) => {
+            return Err(over_budget("while parsing")
+                .unwrap_or_else(|| FeedError::invalid(format!("feed parse error: {e}"))))
+        }
+    };
     let base = base_uri.and_then(|b| url::Url::parse(b).ok());
-    let items: Vec<FeedItem> = feed
-        .entries
-        .iter()
-        .filter_map(|entry| item_from_entry(entry, base.as_ref()))
-        .collect();
+    let mut items: Vec<FeedItem> = Vec::new();
+    for entry in &feed.entries {
+        if let Some(late) = over_budget("while reading its items") {
+            return Err(late);
+        }
+        items.extend(item_from_entry(entry, base.as_ref()));
+    }
     if items.is_empty() {
-        return Err(if feed.entries.is_empty() {
+        return Err(FeedError::invalid(if feed.entries.is_empty() {
             "feed has no items".to_string()
         } else {
             format!("none of the feed's {} items has a link", feed.entries.len())
-        });
+        }));
     }
     Ok(items)
+}
+
+/// A reader that fails once its deadline has passed: how feed-rs, which
+/// reads its input in 8 KiB pieces and parses as it goes, is stopped at
+/// the feed's time budget.
+struct Timed<R> {
+    inner: R,
+    deadline: Option<Instant>,
+}
+
+impl<R: Read> Read for Timed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.deadline.is_some_and(|at| Instant::now() >= at) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the feed's time budget is spent",
+            ));
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// The document as UTF-8 with its XML declaration removed, as handed to
@@ -205,22 +291,48 @@ fn has_xml_declaration(doc: &[u8]) -> bool {
     doc.windows(6).any(starts_with_xml_declaration)
 }
 
-/// Reads and parses a feed file; any failure becomes a [`Reject`] at stage `feed`.
+/// Reads and parses a feed file within `opts.max_feed_bytes` and
+/// `opts.feed_budget`; any failure becomes a [`Reject`] (stage `feed`, or
+/// `budget` past its time budget). A file larger than the cap is rejected
+/// from its size, unread; a file whose size the system does not give (a
+/// device, a pipe) is read no further than one byte past the cap.
 // The Err type is part of the crate contract (a Reject goes straight to rejects.jsonl).
 #[allow(clippy::result_large_err)]
-pub fn read_feed_file(path: &Path) -> Result<Vec<FeedItem>, Reject> {
-    let reject = |reason: String| Reject {
+pub fn read_feed_file(path: &Path, opts: &IngestOptions) -> Result<Vec<FeedItem>, Reject> {
+    let reject = |stage: &str, reason: String| Reject {
         source: SourceRef {
             file: path.display().to_string(),
             offset: None,
         },
         record_id: None,
         url: None,
-        stage: "feed".to_string(),
+        stage: stage.to_string(),
         reason,
     };
-    let bytes = std::fs::read(path).map_err(|e| reject(format!("cannot read feed file: {e}")))?;
-    parse_feed(&bytes, None).map_err(reject)
+    let cap = opts.max_feed_bytes;
+    let too_large = |len: u64| {
+        reject(
+            "feed",
+            format!("feed file of {len} bytes exceeds max_feed_bytes {cap}"),
+        )
+    };
+    let unreadable = |e: std::io::Error| reject("feed", format!("cannot read feed file: {e}"));
+    let file = File::open(path).map_err(unreadable)?;
+    let size = file.metadata().map_err(unreadable)?.len();
+    if size > cap as u64 {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() > cap {
+        return Err(reject(
+            "feed",
+            format!("feed file of more than {cap} bytes exceeds max_feed_bytes {cap}"),
+        ));
+    }
+    parse_feed_within(&bytes, None, opts.feed_budget).map_err(|e| reject(e.stage, e.reason))
 }
 
 /// Builds one item; `None` when the entry has no usable link.
@@ -285,22 +397,17 @@ pub(crate) fn html_to_text(html: &str) -> String {
     while let Some(lt) = rest.find('<') {
         out.push_str(&decode_entities(rest.get(..lt).unwrap_or_default()));
         let after = rest.get(lt..).unwrap_or_default();
-        let lower_head: String = after
-            .chars()
-            .take(8)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let skip_to = if lower_head.starts_with("<!--") {
+        let raw_text_close = if starts_with_ignore_case(after, "<script") {
+            Some("</script")
+        } else if starts_with_ignore_case(after, "<style") {
+            Some("</style")
+        } else {
+            None
+        };
+        let skip_to = if after.starts_with("<!--") {
             after.find("-->").map(|e| e + 3)
-        } else if lower_head.starts_with("<script") || lower_head.starts_with("<style") {
-            let close = if lower_head.starts_with("<script") {
-                "</script"
-            } else {
-                "</style"
-            };
-            after
-                .to_ascii_lowercase()
-                .find(close)
+        } else if let Some(close) = raw_text_close {
+            find_ignore_case(after, close)
                 .and_then(|c| after.get(c..).and_then(|t| t.find('>')).map(|g| c + g + 1))
         } else {
             after.find('>').map(|g| g + 1)
@@ -321,7 +428,36 @@ pub(crate) fn html_to_text(html: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `s` starts with the ASCII `prefix`, ignoring ASCII case.
+fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
+    s.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// Where the ASCII `needle` (which starts with `<`) first occurs in `s`,
+/// ignoring ASCII case. Looks only at the `<`s of `s`, without a lowercase
+/// copy of it: `html_to_text` calls this once per `<script` or `<style`,
+/// and copying the rest of the text each time made a description of many
+/// short scripts quadratic (a 4 MB one took 48 s).
+fn find_ignore_case(s: &str, needle: &str) -> Option<usize> {
+    memchr::memchr_iter(b'<', s.as_bytes()).find(|&at| {
+        s.get(at..)
+            .is_some_and(|t| starts_with_ignore_case(t, needle))
+    })
+}
+
+/// Longest entity name looked for after a `&`, in bytes (`&hellip;`, and
+/// `&#x10FFFF;` is 8): a `;` further on does not end an entity.
+const MAX_ENTITY_NAME: usize = 10;
+
 /// Decodes numeric character references and the common named entities.
+///
+/// Linear: after each `&` only the next `MAX_ENTITY_NAME + 1` bytes are
+/// searched for its `;`. Searching the whole rest of the text (and keeping
+/// the match only when close) made a text of many `&`s and no `;` quadratic:
+/// a 15 MB feed of `&amp;`, whose titles decode to millions of `&`, took
+/// four minutes.
 fn decode_entities(s: &str) -> String {
     if !s.contains('&') {
         return s.to_string();
@@ -331,7 +467,12 @@ fn decode_entities(s: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(rest.get(..amp).unwrap_or_default());
         let after = rest.get(amp + 1..).unwrap_or_default();
-        let semi = after.find(';').filter(|&p| p <= 10);
+        // `;` is ASCII, so its byte position is a char boundary.
+        let semi = after
+            .as_bytes()
+            .iter()
+            .take(MAX_ENTITY_NAME + 1)
+            .position(|&b| b == b';');
         let decoded = semi.and_then(|p| after.get(..p)).and_then(entity_char);
         match (semi, decoded) {
             (Some(p), Some(c)) => {

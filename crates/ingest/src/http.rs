@@ -231,16 +231,13 @@ pub(crate) fn looks_compressed(body: &[u8]) -> bool {
 /// Whether an HTML-typed body is really binary (an image, archive or
 /// random bytes served as `text/html`): more than 1 in 50 of its first
 /// 64 KiB are binary data bytes in the sense of the MIME Sniffing standard
-/// (C0 controls other than tab, LF, FF, CR and ESC). Bodies with a UTF-16
-/// or UTF-32 byte order mark, or a declared UTF-16/32 charset, are text.
+/// (C0 controls other than tab, LF, FF, CR and ESC). UTF-16 and UTF-32
+/// bodies (every ASCII character holds NULs) are text: those with a byte
+/// order mark, or with a declared UTF-16/32 charset that the bytes bear
+/// out (`charset::wide_encoding`, which decoding then uses too), so that
+/// binary data labelled `utf-16` is still caught.
 pub(crate) fn looks_binary(content_type: Option<&str>, body: &[u8]) -> bool {
-    if body.starts_with(b"\xFE\xFF") || body.starts_with(b"\xFF\xFE") {
-        return false;
-    }
-    if content_type.is_some_and(|c| {
-        let c = c.to_ascii_lowercase();
-        c.contains("utf-16") || c.contains("utf-32")
-    }) {
+    if crate::charset::wide_encoding(body, content_type).is_some() {
         return false;
     }
     let sample = body.get(..body.len().min(64 << 10)).unwrap_or(body);
@@ -310,6 +307,17 @@ mod tests {
             Some("text/html; charset=UTF-16LE"),
             b"<\0p\0>\0"
         ));
+        // UTF-32BE by its BOM: three NULs in every ASCII character.
+        assert!(!looks_binary(
+            Some("text/html"),
+            b"\0\0\xFE\xFF\0\0\0<\0\0\0p\0\0\0>"
+        ));
+        assert!(!looks_binary(
+            Some("text/html; charset=utf-32"),
+            b"<\0\0\0p\0\0\0>\0\0\0"
+        ));
+        // A UTF-16 label does not make random bytes text.
+        assert!(looks_binary(Some("text/html; charset=utf-16le"), &random));
     }
 
     use super::*;

@@ -39,7 +39,7 @@ mod warc;
 
 pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
 pub use charset::decode_html;
-pub use feed::{parse_feed, read_feed_file};
+pub use feed::{parse_feed, parse_feed_within, read_feed_file, FeedError};
 pub use url_norm::normalize_url;
 pub use warc::{read_warc, read_warc_bytes, read_warc_split, Item, Payload};
 
@@ -62,6 +62,13 @@ pub struct IngestOptions {
     /// the same on every file of whole members; a corrupt member may break
     /// its record differently (`gzip_segments.rs`).
     pub inflate_segments: Option<usize>,
+    /// Largest feed accepted, in bytes: a feed file, or a feed response's
+    /// decoded body (whose pages are capped by `max_page_bytes`); a larger
+    /// one is rejected unparsed. Default 16 MiB.
+    pub max_feed_bytes: usize,
+    /// Wall time one feed's parse may take; past it the feed is rejected
+    /// (stage `budget`). `None` (the default): no budget.
+    pub feed_budget: Option<std::time::Duration>,
 }
 
 impl Default for IngestOptions {
@@ -70,6 +77,8 @@ impl Default for IngestOptions {
             max_page_bytes: 16 << 20,
             max_decoded_bytes: 64 << 20,
             inflate_segments: None,
+            max_feed_bytes: 16 << 20,
+            feed_budget: None,
         }
     }
 }

@@ -12,7 +12,7 @@ use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
 use crate::charset::decode_html;
-use crate::feed::parse_feed;
+use crate::feed::parse_feed_within;
 use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::SegmentedGzip;
 use crate::http::{self, DecodeError, PayloadKind};
@@ -584,29 +584,33 @@ impl Payload {
             // Typically a redirect without a body.
             return None;
         }
-        if body.len() > opts.max_page_bytes {
+        let (cap, cap_name) = match kind {
+            PayloadKind::Feed => (opts.max_feed_bytes, "max_feed_bytes"),
+            _ => (opts.max_page_bytes, "max_page_bytes"),
+        };
+        if body.len() > cap {
             return Some(info.reject(
                 "http",
                 format!(
-                    "decoded body of {} bytes exceeds max_page_bytes {}",
-                    body.len(),
-                    opts.max_page_bytes
+                    "decoded body of {} bytes exceeds {cap_name} {cap}",
+                    body.len()
                 ),
             ));
         }
         match kind {
-            PayloadKind::Feed => match parse_feed(
+            PayloadKind::Feed => match parse_feed_within(
                 &body,
                 Some(&info.url)
                     .filter(|u| !u.is_empty())
                     .map(|u| u.as_str()),
+                opts.feed_budget,
             ) {
                 Ok(items) => Some(Event::Feed {
                     source: info.source,
                     url: info.url,
                     items,
                 }),
-                Err(reason) => Some(info.reject("feed", reason)),
+                Err(e) => Some(info.reject(e.stage, e.reason)),
             },
             _ => {
                 if http::looks_binary(content_type, &body) {

@@ -5,7 +5,7 @@ mod common;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use canopy_ingest::{normalize_url, parse_feed, read_feed_file};
+use canopy_ingest::{normalize_url, parse_feed, read_feed_file, IngestOptions};
 use common::{corpora, corpus_file, manifest};
 
 fn files_under(rel: &str) -> Vec<PathBuf> {
@@ -36,7 +36,7 @@ fn every_fixture_parses_to_items_or_gives_a_reason() {
     let mut ok = 0;
     let mut failed = Vec::new();
     for f in &files {
-        match read_feed_file(f) {
+        match read_feed_file(f, &IngestOptions::default()) {
             Ok(items) => {
                 eprintln!("{}: {} items", f.display(), items.len());
                 assert!(!items.is_empty(), "{}: Ok with zero items", f.display());
@@ -92,7 +92,11 @@ fn relative_links_resolve_against_the_base_uri() {
 #[test]
 fn descriptions_are_plain_text() {
     // The RSS 2.0 relurl fixture has <em> markup in its first description.
-    let items = read_feed_file(&corpus_file("feeds/feed-rs/rss2/rss_2.0_relurl_1.xml")).unwrap();
+    let items = read_feed_file(
+        &corpus_file("feeds/feed-rs/rss2/rss_2.0_relurl_1.xml"),
+        &IngestOptions::default(),
+    )
+    .unwrap();
     let first = &items[0];
     assert_eq!(
         first.url,
@@ -114,7 +118,11 @@ fn descriptions_are_plain_text() {
 
 #[test]
 fn non_utf8_feeds_decode() {
-    let items = read_feed_file(&corpus_file("feeds/feed-rs/rss1/rss_1.0_iso8859.xml")).unwrap();
+    let items = read_feed_file(
+        &corpus_file("feeds/feed-rs/rss1/rss_1.0_iso8859.xml"),
+        &IngestOptions::default(),
+    )
+    .unwrap();
     assert!(!items.is_empty());
     for item in &items {
         assert!(!item.title.contains('\u{FFFD}') && !item.description.contains('\u{FFFD}'));
@@ -133,8 +141,8 @@ fn corpus_feed_items_join_to_manifest_urls() {
         assert!(!feeds.is_empty(), "{corpus}: no feeds");
         let mut items_seen = 0;
         for f in &feeds {
-            let items =
-                read_feed_file(f).unwrap_or_else(|r| panic!("{}: {}", f.display(), r.reason));
+            let items = read_feed_file(f, &IngestOptions::default())
+                .unwrap_or_else(|r| panic!("{}: {}", f.display(), r.reason));
             assert!(!items.is_empty(), "{}: no items", f.display());
             for item in items {
                 items_seen += 1;
@@ -262,4 +270,47 @@ fn utf16_feeds_decode_and_invalid_bytes_are_an_error() {
     invalid.extend(rss("\u{e9}").chars().map(|c| c as u8)); // Latin-1 bytes
     let err = parse_feed(&invalid, None).unwrap_err();
     assert!(err.contains("not valid UTF-8"), "{err}");
+}
+
+/// A `feed` fuzz crash in feed-rs 3.0 itself: its name-and-email parser
+/// for contact elements (`managingEditor`, `webMaster`, `author`,
+/// `dc:creator`, `itunes:author`, a JSON Feed author's name) cut the text
+/// one byte before or after the e-mail address, inside a character when
+/// that character takes more than one byte (`José «jose@example.com»`), and
+/// panicked: the whole feed was rejected ("the XML parser failed"). Fixed
+/// in the patched copy `vendor/feed-rs` (see its CANOPY-PATCH.md). The
+/// crash input as found (the feed-rs fixture `rss_0.91_spec_1` with `¬`s
+/// before the webmaster's address, and broken further on) is now the
+/// feed's parse error; addresses beside multi-byte characters in RSS 2.0,
+/// RSS 1.0 and JSON Feed parse, with their item.
+#[test]
+fn a_contact_with_multibyte_characters_around_its_address_parses() {
+    let found = std::fs::read(format!(
+        "{}/tests/fuzz_regressions/feed-crash-a532e5f1.xml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    // Malformed further on: the feed's own error now, not a panic.
+    let err = parse_feed(&found, None).unwrap_err();
+    assert!(
+        err.starts_with("feed parse error: unable to parse XML"),
+        "{err}"
+    );
+    let item = "<item><title>x</title><link>http://a/x</link></item>";
+    let rss2 = format!(
+        "<rss version=\"2.0\"><channel><title>c</title>\
+         <managingEditor>José «jose@example.com»</managingEditor>\
+         <webMaster>«web@example.com» — Équipe web</webMaster>{item}</channel></rss>"
+    );
+    let rss1 = "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" \
+         xmlns=\"http://purl.org/rss/1.0/\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\
+         <channel><title>c</title><dc:creator>Zoë·zoe@example.com</dc:creator></channel>\
+         <item><title>x</title><link>http://a/x</link></item></rdf:RDF>";
+    let json = "{\"version\":\"https://jsonfeed.org/version/1.1\",\"title\":\"c\",\
+        \"authors\":[{\"name\":\"Zoë «zoe@example.com»\"}],\
+        \"items\":[{\"id\":\"1\",\"url\":\"http://a/x\",\"title\":\"x\"}]}";
+    for doc in [rss2.as_str(), rss1, json] {
+        let items = parse_feed(doc.as_bytes(), None).unwrap_or_else(|e| panic!("{e}: {doc}"));
+        assert_eq!(items[0].url, "http://a/x", "{doc}");
+    }
 }

@@ -107,15 +107,25 @@ impl JsonLd {
         }
     }
 
-    /// The names in a value: a string, an object's `name`, or a list of them.
-    fn names(&self, v: &Value, ids: &HashMap<&str, &Value>, out: &mut Vec<String>) {
+    /// The names in a value: a string, an object's `name`, or a list of
+    /// them; no more than `limit` in `out`.
+    fn names(&self, v: &Value, ids: &HashMap<&str, &Value>, limit: usize, out: &mut Vec<String>) {
+        if out.len() >= limit {
+            return;
+        }
         match self.resolve(v, ids) {
             Value::String(s) => out.push(s.clone()),
-            Value::Array(items) => items.iter().for_each(|i| self.names(i, ids, out)),
+            Value::Array(items) => items.iter().for_each(|i| self.names(i, ids, limit, out)),
             obj @ Value::Object(_) => match obj.get("name") {
                 Some(Value::String(s)) => out.push(s.clone()),
                 Some(Value::Array(ns)) => {
-                    out.extend(ns.iter().filter_map(Value::as_str).map(str::to_string))
+                    let room = limit - out.len();
+                    out.extend(
+                        ns.iter()
+                            .filter_map(Value::as_str)
+                            .take(room)
+                            .map(str::to_string),
+                    )
                 }
                 _ => {}
             },
@@ -123,13 +133,14 @@ impl JsonLd {
         }
     }
 
-    /// The article's authors (`author`, else `creator`).
-    pub fn authors(&self) -> Vec<String> {
+    /// The article's authors (`author`, else `creator`): the first `limit`
+    /// names it gives.
+    pub fn authors(&self, limit: usize) -> Vec<String> {
         let ids = self.by_id();
         let mut out = Vec::new();
         if let Some(main) = self.main() {
             if let Some(a) = main.get("author").or_else(|| main.get("creator")) {
-                self.names(a, &ids, &mut out);
+                self.names(a, &ids, limit, &mut out);
             }
         }
         out
@@ -145,7 +156,7 @@ impl JsonLd {
         let ids = self.by_id();
         let mut out = Vec::new();
         if let Some(p) = self.main().and_then(|m| m.get("publisher")) {
-            self.names(p, &ids, &mut out);
+            self.names(p, &ids, 1, &mut out);
         }
         if out.is_empty() {
             if let Some(site) = self
@@ -153,7 +164,7 @@ impl JsonLd {
                 .iter()
                 .find(|o| types(o).iter().any(|t| t.ends_with("WebSite")))
             {
-                self.names(site, &ids, &mut out);
+                self.names(site, &ids, 1, &mut out);
             }
         }
         out.into_iter().next()
@@ -194,7 +205,8 @@ mod tests {
                 {"@type":"Person","@id":"#p1","name":"Clark Kent"}]}"##
                 .to_string(),
         ]);
-        assert_eq!(ld.authors(), ["Clark Kent", "Lois Lane", "Jimmy Olsen"]);
+        assert_eq!(ld.authors(10), ["Clark Kent", "Lois Lane", "Jimmy Olsen"]);
+        assert_eq!(ld.authors(2), ["Clark Kent", "Lois Lane"]);
         assert_eq!(ld.date_published(), Some("2017-03-01T10:00:00Z"));
         assert_eq!(ld.site_name().as_deref(), Some("Daily Planet"));
         assert_eq!(ld.image(), Some("https://planet.example/a.jpg"));
@@ -206,10 +218,10 @@ mod tests {
             "publisher":{"@type":"Organization","name":"Ann's Blog"},
             "image":"/img.png"}] -->"#
             .to_string()]);
-        assert_eq!(ld.authors(), ["Ann"]);
+        assert_eq!(ld.authors(10), ["Ann"]);
         assert_eq!(ld.site_name().as_deref(), Some("Ann's Blog"));
         assert_eq!(ld.image(), Some("/img.png"));
         assert_eq!(ld.date_published(), None);
-        assert!(JsonLd::parse(&[]).authors().is_empty());
+        assert!(JsonLd::parse(&[]).authors(10).is_empty());
     }
 }

@@ -34,6 +34,8 @@ mod heading;
 mod jsonld;
 mod urls;
 
+use std::collections::HashSet;
+
 use canopy_dom::{collapse_whitespace, Document, NodeId};
 use url::Url;
 
@@ -89,6 +91,37 @@ const IMAGE_META: &[&str] = &[
 /// a biography or a byline sentence, not a name).
 const MAX_NAME_CHARS: usize = 80;
 
+/// Most authors an article carries: the first this many distinct names.
+/// Bylines name a handful (articles of big9 and dragnet name at most one,
+/// of trafbench seven); 32 leaves room for a group byline, and keeps
+/// a page of 300,000 `<meta name=author>` tags from giving an article of
+/// 300,000 names.
+const MAX_AUTHORS: usize = 32;
+
+/// Most author names read from one source (JSON-LD, `<meta>` tags, marked
+/// elements) before the first [`MAX_AUTHORS`] distinct ones are kept: room
+/// for repeats and for values that are not names, while the work on a page
+/// of 300,000 names stays that of a few hundred.
+const MAX_AUTHOR_CANDIDATES: usize = 1024;
+
+/// An element whose text may be read as a byline (an author's name, a
+/// date): at most this many nodes and this many bytes of text. A name or a
+/// date is a few words; an author card with a photo, a bio and links is
+/// some 30 nodes. Without this bound each marked element's text was built
+/// whole, so 500 nested `itemprop=author` `<div>`s around a long page built
+/// its text 500 times (4.4 s for a 1.2 MB page, a minute for a 16 MB one).
+const MAX_BYLINE_NODES: usize = 64;
+const MAX_BYLINE_BYTES: usize = 4096;
+
+/// Longest site name taken, in bytes: a name is a few words (the corpora's
+/// longest is 135 bytes); a longer value is not one, and an article does not
+/// carry a page's megabyte of `og:site_name`.
+const MAX_SITE_NAME_BYTES: usize = 1024;
+
+/// Longest URL taken as the canonical URL or top image, in bytes: 8 KiB is
+/// the request line most servers accept (the corpora's longest is 239).
+const MAX_URL_BYTES: usize = 8192;
+
 /// The page's `<meta>` tags: (name, property or itemprop in lowercase, content).
 fn metas(doc: &Document) -> Vec<(String, &str)> {
     (0..doc.len())
@@ -134,28 +167,52 @@ fn clean_name(raw: &str) -> Option<String> {
     ok.then(|| s.to_string())
 }
 
+/// The first [`MAX_AUTHORS`] distinct names (ignoring ASCII case, the
+/// first spelling kept) among the first [`MAX_AUTHOR_CANDIDATES`] given.
+/// Linear: the names seen are in a set (a scan of the list for each name
+/// made 300,000 names take minutes).
 fn dedup(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
     let mut out: Vec<String> = Vec::new();
-    for n in names {
-        if !out.iter().any(|o| o.eq_ignore_ascii_case(&n)) {
+    for n in names.into_iter().take(MAX_AUTHOR_CANDIDATES) {
+        if seen.insert(n.to_ascii_lowercase()) {
             out.push(n);
+            if out.len() == MAX_AUTHORS {
+                break;
+            }
         }
     }
     out
 }
 
-/// The subtree's text, or the text of its `itemprop=name` / `p-name`
-/// element when it has one (an author card holds more than the name).
-fn name_in(doc: &Document, n: NodeId) -> String {
-    doc.descendants(n)
-        .find(|&d| {
-            doc.attr(d, "itemprop") == Some("name") || has_token(doc.attr(d, "class"), "p-name")
-        })
-        .map_or_else(|| doc.inner_text(n), |d| doc.inner_text(d))
+/// The text of an element small enough to be a byline
+/// ([`MAX_BYLINE_NODES`], [`MAX_BYLINE_BYTES`]), else `None`. The checks
+/// cost at most `MAX_BYLINE_NODES` steps, whatever the element holds.
+fn byline_text(doc: &Document, n: NodeId) -> Option<String> {
+    let nodes = doc.node(n).end.saturating_sub(n);
+    if nodes > MAX_BYLINE_NODES {
+        return None;
+    }
+    let bytes: usize = doc.text_nodes(n).map(|(_, t)| t.len()).sum();
+    (bytes <= MAX_BYLINE_BYTES).then(|| doc.inner_text(n))
+}
+
+/// The text of the subtree, or of its `itemprop=name` / `p-name` element
+/// when it has one among its first [`MAX_BYLINE_NODES`] descendants (an
+/// author card holds more than the name); `None` when that is no byline.
+fn name_in(doc: &Document, n: NodeId) -> Option<String> {
+    let name = doc.descendants(n).take(MAX_BYLINE_NODES).find(|&d| {
+        doc.attr(d, "itemprop") == Some("name") || has_token(doc.attr(d, "class"), "p-name")
+    });
+    byline_text(doc, name.unwrap_or(n))
 }
 
 fn authors(doc: &Document, ld: &JsonLd, metas: &[(String, &str)]) -> Vec<String> {
-    let from_ld = dedup(ld.authors().iter().filter_map(|a| clean_name(a)));
+    let from_ld = dedup(
+        ld.authors(MAX_AUTHOR_CANDIDATES)
+            .iter()
+            .filter_map(|a| clean_name(a)),
+    );
     if !from_ld.is_empty() {
         return from_ld;
     }
@@ -175,25 +232,27 @@ fn authors(doc: &Document, ld: &JsonLd, metas: &[(String, &str)]) -> Vec<String>
                 has_token(doc.attr(n, "itemprop"), "author")
                     || has_token(doc.attr(n, "class"), "p-author")
             })
-            .filter_map(|n| clean_name(&name_in(doc, n))),
+            .take(MAX_AUTHOR_CANDIDATES)
+            .filter_map(|n| clean_name(&name_in(doc, n)?)),
     );
     if !marked.is_empty() {
         return marked;
     }
     (0..doc.len())
         .filter(|&n| matches!(doc.tag(n), "a" | "link") && has_token(doc.attr(n, "rel"), "author"))
-        .find_map(|n| clean_name(&doc.inner_text(n)))
+        .find_map(|n| clean_name(&byline_text(doc, n)?))
         .into_iter()
         .collect()
 }
 
-/// The date an element states: `datetime`, `content` or `value`, else its text.
+/// The date an element states: `datetime`, `content` or `value`, else its
+/// text if it is small enough to be a byline.
 fn element_date(doc: &Document, n: NodeId) -> Option<String> {
     ["datetime", "content", "value"]
         .iter()
         .find_map(|a| doc.attr(n, a))
         .and_then(normalize_date)
-        .or_else(|| normalize_date(&doc.inner_text(n)))
+        .or_else(|| normalize_date(&byline_text(doc, n)?))
 }
 
 fn date(
@@ -243,14 +302,20 @@ impl PageMeta {
         let metas = metas(doc);
         let site_name = meta_values(&metas, &["og:site_name"])
             .into_iter()
+            .chain(ld.site_name().as_deref())
+            .filter(|s| s.len() <= MAX_SITE_NAME_BYTES)
             .map(collapse_whitespace)
-            .chain(ld.site_name().map(|s| collapse_whitespace(&s)))
             .find(|s| !s.is_empty());
+        let url = |href: &str| {
+            (href.trim().len() <= MAX_URL_BYTES)
+                .then(|| absolute(base, href))
+                .flatten()
+        };
         let canonical = (0..doc.len())
             .filter(|&n| doc.tag(n) == "link" && has_token(doc.attr(n, "rel"), "canonical"))
             .filter_map(|n| doc.attr(n, "href"))
             .chain(meta_values(&metas, &["og:url"]))
-            .find_map(|href| absolute(base, href));
+            .find_map(url);
         let figure = article
             .iter()
             .map(|&r| r..doc.node(r).end)
@@ -260,7 +325,7 @@ impl PageMeta {
             .into_iter()
             .chain(ld.image())
             .chain(figure)
-            .find_map(|src| absolute(base, src));
+            .find_map(url);
         PageMeta {
             authors: authors(doc, &ld, &metas),
             date: date(doc, &ld, &metas, article),
