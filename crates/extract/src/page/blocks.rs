@@ -104,6 +104,18 @@ impl Blocks {
         }
     }
 
+    /// Each node's worth by its text alone: the sum of its subtree's block
+    /// values, whatever the markup calls the blocks.
+    pub fn worth(&self, doc: &Document) -> Vec<f64> {
+        let mut worth = self.own_value.clone();
+        for n in (1..doc.len()).rev() {
+            if let Some(p) = doc.node(n).parent {
+                worth[p] += worth[n];
+            }
+        }
+        worth
+    }
+
     /// Each node's value: the sum of its subtree's block values, where a
     /// block inside an element marked in `boilerplate` counts against,
     /// whatever its text (a sidebar's "about" paragraph, a cookie notice).

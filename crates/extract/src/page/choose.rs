@@ -29,6 +29,14 @@ const NARROW_SHARE: f64 = 0.7;
 /// "content", "hentry", "body" in the default prior).
 const CREDIBLE_NAME: f64 = 1.0;
 
+/// A sibling of the article's container that is not a prose block
+/// (a `div`, a list, a section) joins the selection when it is worth at
+/// least this share of the container: a second column of the body is,
+/// a box of teasers or an author box beside a whole article is not.
+/// Chosen on trafbench among 0 (any sibling worth something), 0.05, 0.1,
+/// 0.2, 0.35 and 0.5: from 0.2 on the same boxes stay out.
+const SIBLING_SHARE: f64 = 0.2;
+
 /// The roots of the article's selection.
 pub(super) fn selection(
     doc: &Document,
@@ -47,12 +55,17 @@ pub(super) fn selection(
     );
     let mut roots = vec![best];
     // The article's siblings that are worth something join it: a run of
-    // paragraphs split by a figure, a second body column.
+    // paragraphs split by a figure; a box only when it is worth a fair
+    // part of the article (a second body column), not a related-posts
+    // box or a sidebar beside a container of several paragraphs.
     if let Some(parent) = doc.node(best).parent.filter(|_| best != body) {
-        roots.extend(
-            doc.children(parent)
-                .filter(|&s| s != best && value[s] > 0.0 && !roles.boilerplate[s]),
-        );
+        let joins = |s: NodeId| {
+            s != best
+                && value[s] > 0.0
+                && !roles.boilerplate[s]
+                && (super::is_prose_block(doc.tag(s)) || value[s] >= SIBLING_SHARE * value[best])
+        };
+        roots.extend(doc.children(parent).filter(|&s| joins(s)));
     }
     if let Some(h) = heading {
         if !roots.iter().any(|&r| doc.contains(r, h)) {
@@ -149,11 +162,16 @@ fn narrowed(
     narrowed
 }
 
-/// The article's head when the body was chosen without it: the children
-/// of the heading's and the body's common container from the heading's
-/// branch to the body's (the heading, a standfirst, a byline, a lead
-/// image's caption; pruning and cleaning sort them out), boilerplate aside.
-/// Just the heading when it comes after the body.
+/// The article's head when the body was chosen without it: what stands
+/// between the heading and the body (the heading, a standfirst, a byline,
+/// a lead image's caption; pruning and cleaning sort them out),
+/// boilerplate aside. That is, at the heading's and the body's common
+/// container and at every level below it down to the body, the children
+/// after the heading and before the body's branch: a lead often sits in
+/// the article's header box, a level below where the heading's branch
+/// and the body's meet (a breadcrumb carrying the headline, the body in
+/// the article element beside it). Just the heading when it comes after
+/// the body.
 fn head(doc: &Document, heading: NodeId, body: NodeId, roles: &Roles) -> Vec<NodeId> {
     if heading > body {
         return vec![heading];
@@ -161,7 +179,13 @@ fn head(doc: &Document, heading: NodeId, body: NodeId, roles: &Roles) -> Vec<Nod
     let Some(common) = doc.ancestors(heading).find(|&a| doc.contains(a, body)) else {
         return vec![heading];
     };
-    doc.children(common)
+    // From the body's parent up to the common container.
+    let levels = doc
+        .ancestors(body)
+        .take_while(|&a| a != common)
+        .chain(std::iter::once(common));
+    levels
+        .flat_map(|level| doc.children(level))
         .filter(|&c| doc.node(c).end > heading && c < body && !doc.contains(c, body))
         .filter(|&c| !roles.boilerplate[c])
         .collect()

@@ -18,10 +18,15 @@
 //!    at or after the article's heading, nearer the heading the better;
 //!    then narrowed to a credible container inside it that holds most of
 //!    its prose (the markup's `<article>` or `<main>`, an element named
-//!    like article containers), widened to its siblings worth something,
+//!    like article containers), widened to its siblings worth something
+//!    (paragraphs; a box only when it is worth a fair part of the
+//!    container),
 //!    and to the article's head (its heading and what stands between the
-//!    heading and the body: a standfirst).
+//!    heading and the body, at every level down to the body: a standfirst
+//!    in the article's header box).
 //! 4. **Pruning** ([`prune`]): inside the selection, furniture anywhere;
+//!    boxes worth less than nothing by their own text (more link text than
+//!    prose: a share bar, a promotion, an embed's link list) anywhere;
 //!    boxes named for a role before the article's first paragraph or after
 //!    its last; loose text beside the paragraphs (bylines, dates, labels)
 //!    once the article is written in paragraphs; headings that head

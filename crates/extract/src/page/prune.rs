@@ -17,10 +17,20 @@ const PARAGRAPH_CHARS: u32 = 750;
 /// Chosen on trafbench among 60, 100, 150 and 250.
 const LOOSE_PROSE_CHARS: u32 = 150;
 
-/// The nodes to leave out of `roots`, in page order: furniture anywhere,
-/// boxes named for a role at the article's ends ([`at_the_ends`]), loose
-/// text ([`loose_text`]), then headings that head nothing
-/// ([`orphan_headings`]).
+/// A box inside the selection whose blocks are worth at most minus this
+/// many characters goes, wherever it stands: its link text outweighs its
+/// prose by more than a short line's worth (a share bar, a "read also"
+/// promotion, an embedded post's link list, a newsletter box's links).
+/// Chosen on trafbench among 5, 10, 20, 35, 50 and 100 (F within 0.002
+/// from 5 to 50, lower at 100); 5 costs dragnet 0.001 more than 20: its
+/// gold keeps a few link lines ("Related: <link>") that trafbench's
+/// leaves out (docs/quality-log.md).
+const NEGATIVE_WORTH: f64 = 20.0;
+
+/// The nodes to leave out of `roots`, in page order: furniture and boxes
+/// worth less than nothing anywhere, boxes named for a role at the
+/// article's ends ([`at_the_ends`]), loose text ([`loose_text`]), then
+/// headings that head nothing ([`orphan_headings`]).
 pub(super) fn pruned(
     doc: &Document,
     roots: &[NodeId],
@@ -28,7 +38,7 @@ pub(super) fn pruned(
     blocks: &Blocks,
     roles: &Roles,
 ) -> Vec<NodeId> {
-    let mut out = at_the_ends(doc, roots, roles, blocks);
+    let mut out = at_the_ends(doc, roots, heading, roles, blocks);
     out.extend(loose_text(doc, roots, blocks));
     out.sort_unstable();
     out.extend(orphan_headings(doc, roots, &out, blocks, heading));
@@ -37,13 +47,30 @@ pub(super) fn pruned(
     out
 }
 
-/// Elements the markup calls page furniture, wherever they stand, and
-/// elements whose names say they are not article before the article's
-/// first paragraph or after its last. Between paragraphs a name is weaker
+/// Elements the markup calls page furniture and boxes worth at most
+/// [`NEGATIVE_WORTH`] by their text, wherever they stand, and elements
+/// whose names say they are not article before the article's first
+/// paragraph or after its last. Between paragraphs a name is weaker
 /// evidence than the paragraphs around it: a "box" or a "list" there is
 /// the article's own (a fact box, a list of steps), while share bars,
-/// related posts and newsletter boxes stand at the ends.
-fn at_the_ends(doc: &Document, roots: &[NodeId], roles: &Roles, blocks: &Blocks) -> Vec<NodeId> {
+/// related posts and newsletter boxes stand at the ends. A box of links
+/// is no article text wherever it stands, unless it holds half of the
+/// selection's prose (the article's own body beside a long link list) or
+/// the heading.
+fn at_the_ends(
+    doc: &Document,
+    roots: &[NodeId],
+    heading: Option<NodeId>,
+    roles: &Roles,
+    blocks: &Blocks,
+) -> Vec<NodeId> {
+    let worth = blocks.worth(doc);
+    let selection_prose: u32 = roots.iter().map(|&r| blocks.prose[r]).sum();
+    let link_box = |n: NodeId| {
+        worth[n] <= -NEGATIVE_WORTH
+            && 2 * blocks.prose[n] < selection_prose
+            && !heading.is_some_and(|h| doc.contains(n, h))
+    };
     // The article's paragraphs: blocks of positive worth outside
     // boilerplate; where the first starts and the last ends.
     let mut first = usize::MAX;
@@ -67,7 +94,7 @@ fn at_the_ends(doc: &Document, roots: &[NodeId], roles: &Roles, blocks: &Blocks)
         let mut n = r + 1;
         while n < doc.node(r).end {
             let at_an_end = doc.node(n).end <= first || n >= last_end;
-            if roles.furniture[n] || (roles.boilerplate[n] && at_an_end) {
+            if roles.furniture[n] || (roles.boilerplate[n] && at_an_end) || link_box(n) {
                 out.push(n);
                 n = doc.node(n).end;
             } else {
@@ -105,9 +132,9 @@ fn loose_text(doc: &Document, roots: &[NodeId], blocks: &Blocks) -> Vec<NodeId> 
 }
 
 /// Headings, other than the article's, that head nothing: no block of
-/// positive worth follows them before the next heading, once the `pruned`
-/// nodes (sorted) are left out. A box's label ("Related posts", "Share
-/// this") would stay when its links go.
+/// positive worth follows them in the selection before the next heading,
+/// once the `pruned` nodes (sorted) are left out. A box's label ("Related
+/// posts", "Share this") would stay when its links go.
 fn orphan_headings(
     doc: &Document,
     roots: &[NodeId],
@@ -120,29 +147,48 @@ fn orphan_headings(
         i > 0 && doc.contains(pruned[i - 1], n)
     };
     let mut out = Vec::new();
-    for &r in roots {
+    for (i, &r) in roots.iter().enumerate() {
         let end = doc.node(r).end;
         for h in r..end {
             if !is_heading(doc.tag(h)) || Some(h) == article_heading || is_pruned(h) {
                 continue;
             }
-            let mut n = doc.node(h).end;
-            let mut heads = false;
-            while n < end && !is_heading(doc.tag(n)) {
-                if is_pruned(n) {
-                    n = doc.node(n).end;
-                    continue;
-                }
-                if blocks.own_value[n] > 0.0 {
-                    heads = true;
-                    break;
-                }
-                n += 1;
-            }
-            if !heads {
+            // What follows the heading in the selection: the rest of its
+            // root, then the later roots (a standfirst's heading at the end
+            // of the article's head, the body it heads in the next root).
+            let ranges = std::iter::once(doc.node(h).end..end)
+                .chain(roots[i + 1..].iter().map(|&l| l..doc.node(l).end));
+            if !heads_text(doc, ranges, blocks, &is_pruned) {
                 out.push(h);
             }
         }
     }
     out
+}
+
+/// Whether a block of positive worth comes in `ranges` (in page order)
+/// before a heading, `is_pruned` nodes left out.
+fn heads_text(
+    doc: &Document,
+    ranges: impl Iterator<Item = std::ops::Range<NodeId>>,
+    blocks: &Blocks,
+    is_pruned: &dyn Fn(NodeId) -> bool,
+) -> bool {
+    for range in ranges {
+        let mut n = range.start;
+        while n < range.end {
+            if is_heading(doc.tag(n)) {
+                return false;
+            }
+            if is_pruned(n) {
+                n = doc.node(n).end;
+                continue;
+            }
+            if blocks.own_value[n] > 0.0 {
+                return true;
+            }
+            n += 1;
+        }
+    }
+    false
 }

@@ -53,12 +53,25 @@ pub(crate) fn is_content_element(doc: &Document, n: NodeId) -> bool {
     has("role", &["main", "article"]) || has("itemprop", &["articleBody", "text"])
 }
 
+/// Most of the page's prose a box named for a role holds: less than
+/// this share. The prior's role words come from the wrappers of 2012-era
+/// sites, and today's builders name their layout with the same words
+/// (`elementor-widget`, Drupal's `view` and `pane`, `tabs`): a "widget"
+/// that holds a seventh of the page's prose or more is where the article
+/// is, while share bars, author boxes and newsletter boxes hold a few
+/// lines (related lists, which can be long, are lists of teasers, and
+/// furniture by their shape). Chosen on trafbench among 0.5 (all but the
+/// page's layout), 0.4, 0.35, 0.3, 0.25, 0.2 and 0.15: 0.15 finds the
+/// most text there; big9 and dragnet do not move (docs/quality-log.md).
+const NAMED_BOX_SHARE: f64 = 0.15;
+
 /// Per element: whether it is boilerplate by its role (furniture: HTML's
 /// and ARIA's words, [`is_page_furniture`], or a list of teasers,
 /// [`is_teaser_list`]; or a box whose names the prior calls a role that is
 /// not the article, [`Prior::element`]), and its name weight. An element
 /// holding half of the page's prose or more is never boilerplate: it is
-/// the page's layout, whatever it is called.
+/// the page's layout, whatever it is called; nor is a box named for a role
+/// that holds [`NAMED_BOX_SHARE`] of it.
 pub(crate) struct Roles {
     pub boilerplate: Vec<bool>,
     /// Whether the element is boilerplate by its markup or shape
@@ -85,7 +98,9 @@ impl Roles {
             furniture[n] = small && (is_page_furniture(doc, n) || is_teaser_list(doc, n, counts));
             // A paragraph, heading or list item is prose by its tag, whatever
             // its names (`wp-block-paragraph`): names mark boxes.
-            let named = role && !super::is_prose_block(doc.tag(n));
+            let named = role
+                && !super::is_prose_block(doc.tag(n))
+                && f64::from(prose[n]) < NAMED_BOX_SHARE * f64::from(page_prose);
             boilerplate[n] = furniture[n] || (small && named);
         }
         Roles {

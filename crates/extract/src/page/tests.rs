@@ -172,6 +172,56 @@ fn the_standfirst_and_sibling_sections_join() {
     assert_finds_only_the_article(&["trafbench-00101", "trafbench-00176"]);
 }
 
+/// Class 5: a subtitle heading closes the article's head and its body
+/// starts the next root: the heading heads that body, not nothing.
+#[test]
+fn a_heading_at_the_end_of_the_head_heads_the_body() {
+    assert_finds_the_article(&["trafbench-00052", "trafbench-00160", "trafbench-00473"]);
+}
+
+/// Class 5: the standfirst in the article's header box, a level below
+/// where the heading's branch and the body's meet (the headline in a
+/// breadcrumb or a page title block, the lead beside the body in the
+/// article element).
+#[test]
+fn the_lead_in_the_articles_header_box_joins() {
+    assert_finds_the_article(&[
+        "trafbench-00320",
+        "trafbench-00354",
+        "trafbench-00440",
+        "trafbench-00478",
+    ]);
+}
+
+/// Classes 1/2: a page builder's layout named with the prior's role
+/// words (Drupal's views and panes, recipe tabs, `widget`s) holds the
+/// article: a named box holding a seventh of the page's prose is not a
+/// box.
+#[test]
+fn a_layout_named_like_a_box_holds_the_article() {
+    assert_finds_the_article(&["trafbench-00078", "trafbench-00301", "trafbench-00386"]);
+}
+
+/// Class 4: a sidebar column or a box of other content beside a
+/// container of several paragraphs does not join it.
+#[test]
+fn a_box_beside_the_article_stays_out() {
+    assert_finds_only_the_article(&["trafbench-00011", "trafbench-00257", "trafbench-00291"]);
+}
+
+/// Class 4: a box whose link text outweighs its prose (a "read also"
+/// promotion, a download list, a share line) goes, between paragraphs
+/// too.
+#[test]
+fn a_box_of_links_goes_wherever_it_stands() {
+    assert_finds_only_the_article(&[
+        "trafbench-00134",
+        "trafbench-00413",
+        "trafbench-00449",
+        "trafbench-00484",
+    ]);
+}
+
 /// Nothing depends on the page's language: Arabic, Chinese, Polish and
 /// Italian pages.
 #[test]
