@@ -177,19 +177,24 @@ pub struct Document {
 }
 
 /// Per build node: whether the drop list (`drop`) names it and it is
-/// dropped, holding less than half of the page's text. A name is a
-/// guess from a word ("menu", "footer", "promo"); an element that holds
-/// most of the page is its layout, whatever it is called (a
+/// dropped, holding less than half of the page's text and not called the
+/// article by the markup ([`is_marked_main_content`]). A name is a guess
+/// from a word ("menu", "footer", "promo"); an element that holds most of
+/// the page is its layout, whatever it is called (a
 /// `region-body-and-footer` column, a menu script's wrapper of the whole
-/// page, a CMS's `node-promoted` article), and dropping it would empty the
-/// page.
+/// page), and dropping it would empty the page.
 fn role_drops(
     build: &[sink::BuildNode],
     drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
 ) -> Vec<bool> {
     let mut dropped = vec![false; build.len()];
     let named: Vec<usize> = (0..build.len())
-        .filter(|&h| matches!(&build[h].data, BuildData::Element { attrs } if drop(attrs)))
+        .filter(|&h| match &build[h].data {
+            BuildData::Element { attrs } => {
+                !is_marked_main_content(&build[h].name.local, attrs) && drop(attrs)
+            }
+            _ => false,
+        })
         .collect();
     if named.is_empty() {
         return dropped;
@@ -199,6 +204,27 @@ fn role_drops(
         dropped[h] = 2 * bytes[h] < bytes[0];
     }
     dropped
+}
+
+/// Whether the markup itself says an element is the page's main content
+/// or an article: `<article>`, `<main>`, `role=main|article`, schema.org's
+/// `itemprop=articleBody`. The drop list's names are guesses from a word
+/// inside a name (`promo` in a CMS's `node--promoted` article); the
+/// markup's own word for the element outweighs them.
+fn is_marked_main_content(tag: &LocalName, attrs: &[html5ever::Attribute]) -> bool {
+    if matches!(&**tag, "article" | "main") {
+        return true;
+    }
+    attrs.iter().any(|a| {
+        let wanted: &[&str] = match &*a.name.local {
+            "role" => &["main", "article"],
+            "itemprop" => &["articleBody"],
+            _ => return false,
+        };
+        a.value
+            .split_ascii_whitespace()
+            .any(|t| wanted.iter().any(|w| t.eq_ignore_ascii_case(w)))
+    })
 }
 
 /// Bytes of rendered text in each build node's subtree (text outside the

@@ -254,6 +254,27 @@ fn a_class_token_naming_the_posts_topic_drops_nothing() {
     assert_eq!(doc.inner_text(doc.body()), "Story.");
 }
 
+/// The markup's own word for the article outweighs a word found inside a
+/// name: a CMS marks the article it promoted to its front page
+/// (`node--promoted`), and `promo` is in the drop list. A box of the same
+/// name that the markup does not call the article still goes.
+#[test]
+fn the_element_the_markup_calls_the_article_is_never_dropped_by_name() {
+    let html = "<body><div class='teasers'><p>Other story one.</p><p>Other story two.</p>\
+                <p>Other story three, and more teasers than the article has text.</p></div>\
+                <article class='node node--promoted'><p>Story.</p></article>\
+                <div role=main class='node-promoted'><p>Main.</p></div>\
+                <div class='node-promoted'><p>Ad.</p></div></body>";
+    let options = DomOptions {
+        drop_id_class: vec!["promo".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(html, &options);
+    let text = doc.inner_text(doc.body());
+    assert!(text.contains("Story.") && text.contains("Main."), "{text}");
+    assert!(!text.contains("Ad."), "{text}");
+}
+
 #[test]
 fn an_empty_comment_anchor_drops_the_flat_section_after_it() {
     // The layout of old blog engines: comments are paragraphs in the

@@ -29,8 +29,8 @@
 //!    prose: a share bar, a promotion, an embed's link list) anywhere;
 //!    boxes named for a role before the article's first paragraph or after
 //!    its last; loose text beside the paragraphs (bylines, dates, labels)
-//!    once the article is written in paragraphs; headings that head
-//!    nothing. The caller's cleaning (`clean_selection`: link-dense blocks,
+//!    once the article is written in paragraphs; headings (and bold labels
+//!    followed by links) that head nothing. The caller's cleaning (`clean_selection`: link-dense blocks,
 //!    captions, forms, notices) does the rest.
 //!
 //! Nothing here depends on the page's language: lengths are characters,

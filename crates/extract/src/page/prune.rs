@@ -131,10 +131,11 @@ fn loose_text(doc: &Document, roots: &[NodeId], blocks: &Blocks) -> Vec<NodeId> 
         .collect()
 }
 
-/// Headings, other than the article's, that head nothing: no block of
-/// positive worth follows them in the selection before the next heading,
-/// once the `pruned` nodes (sorted) are left out. A box's label ("Related
-/// posts", "Share this") would stay when its links go.
+/// Headings, other than the article's, and bold labels
+/// ([`is_bold_label`]) that head nothing: no block of positive worth
+/// follows them in the selection before the next heading, once the
+/// `pruned` nodes (sorted) are left out. A box's label ("Related posts",
+/// "Share this") would stay when its links go.
 fn orphan_headings(
     doc: &Document,
     roots: &[NodeId],
@@ -150,20 +151,39 @@ fn orphan_headings(
     for (i, &r) in roots.iter().enumerate() {
         let end = doc.node(r).end;
         for h in r..end {
-            if !is_heading(doc.tag(h)) || Some(h) == article_heading || is_pruned(h) {
+            let label = !is_heading(doc.tag(h)) && is_bold_label(doc, h, blocks);
+            if !(is_heading(doc.tag(h)) || label) || Some(h) == article_heading || is_pruned(h) {
                 continue;
             }
             // What follows the heading in the selection: the rest of its
             // root, then the later roots (a standfirst's heading at the end
             // of the article's head, the body it heads in the next root).
-            let ranges = std::iter::once(doc.node(h).end..end)
-                .chain(roots[i + 1..].iter().map(|&l| l..doc.node(l).end));
-            if !heads_text(doc, ranges, blocks, &is_pruned) {
+            let ranges = || {
+                std::iter::once(doc.node(h).end..end)
+                    .chain(roots[i + 1..].iter().map(|&l| l..doc.node(l).end))
+            };
+            // A bold line that ends the article is its own (a sign-off); it
+            // is a box's label when links come next.
+            if !heads_text(doc, ranges(), blocks, &is_pruned)
+                && (!label || links_follow(doc, ranges()))
+            {
                 out.push(h);
             }
         }
     }
     out
+}
+
+/// Whether the first text in `ranges` (in page order) is a link's.
+fn links_follow(doc: &Document, ranges: impl Iterator<Item = std::ops::Range<NodeId>>) -> bool {
+    for range in ranges {
+        for n in range {
+            if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
+                return doc.ancestors(n).any(|a| doc.tag(a) == "a");
+            }
+        }
+    }
+    false
 }
 
 /// Whether a block of positive worth comes in `ranges` (in page order)
@@ -191,4 +211,27 @@ fn heads_text(
         }
     }
     false
+}
+
+/// Longest label, in characters: a box's title set as a bold paragraph
+/// ("Read also:", "More on this topic") is a line, not a sentence.
+/// Chosen on trafbench among 60 and 100 (one snippet apart,
+/// docs/quality-log.md).
+const LABEL_CHARS: u32 = 100;
+
+/// Whether `n` is a paragraph used as a heading: a `<p>` of at most
+/// [`LABEL_CHARS`] whose text is all bold (`<b>`, `<strong>`), as editors
+/// title a box of links inside the article's body when the page's
+/// template gives them no heading.
+fn is_bold_label(doc: &Document, n: NodeId, blocks: &Blocks) -> bool {
+    if doc.tag(n) != "p" || blocks.own_chars[n] == 0 || blocks.own_chars[n] > LABEL_CHARS {
+        return false;
+    }
+    doc.text_nodes(n).all(|(t, text)| {
+        text.trim().is_empty()
+            || doc
+                .ancestors(t)
+                .take_while(|&a| a != n)
+                .any(|a| matches!(doc.tag(a), "b" | "strong"))
+    })
 }

@@ -222,6 +222,29 @@ fn a_box_of_links_goes_wherever_it_stands() {
     ]);
 }
 
+/// Class 3: the drop list's `promo` inside a CMS's `node--promoted`
+/// class named the article element itself; the markup's `<article>`
+/// outweighs the name (`canopy_dom`'s drop guard).
+#[test]
+fn an_article_named_like_a_promotion_is_kept() {
+    assert_finds_the_article(&["trafbench-00383"]);
+}
+
+/// Class 4: a bold paragraph titling a box of links ("Read also:")
+/// goes with the links; a bold line that ends the article or heads a
+/// step of it stays.
+#[test]
+fn a_bold_label_of_links_goes_with_them() {
+    assert_finds_only_the_article(&["trafbench-00351", "trafbench-00370"]);
+    for (id, line) in [
+        ("trafbench-00178", "Be there or be square!"),
+        ("trafbench-00400", "Heißluft etwa 180 °C"),
+    ] {
+        let text = article("trafbench", id);
+        assert!(text.contains(line), "{id}: {line:?} missing from {text}");
+    }
+}
+
 /// Nothing depends on the page's language: Arabic, Chinese, Polish and
 /// Italian pages.
 #[test]
