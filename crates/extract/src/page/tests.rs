@@ -245,6 +245,15 @@ fn a_bold_label_of_links_goes_with_them() {
     }
 }
 
+/// Classes 1/2: a page builder's columns (`wp-block-column`), each a
+/// small box named with the prior's role words, together hold the whole
+/// article: boxes of one shape holding half of the page's prose are its
+/// layout.
+#[test]
+fn boxes_of_one_name_holding_the_article_are_its_layout() {
+    assert_finds_the_article(&["trafbench-00246"]);
+}
+
 /// Nothing depends on the page's language: Arabic, Chinese, Polish and
 /// Italian pages.
 #[test]
