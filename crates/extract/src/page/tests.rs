@@ -254,6 +254,14 @@ fn boxes_of_one_name_holding_the_article_are_its_layout() {
     assert_finds_the_article(&["trafbench-00246"]);
 }
 
+/// Class 4: captions set beside their image without a `<figcaption>`
+/// (`<div><img><span>Abbildung: …</span></div>`) go, as figure captions
+/// do.
+#[test]
+fn a_caption_beside_its_image_goes() {
+    assert_finds_only_the_article(&["trafbench-00341"]);
+}
+
 /// Nothing depends on the page's language: Arabic, Chinese, Polish and
 /// Italian pages.
 #[test]
