@@ -109,6 +109,7 @@ fn at_the_ends(
 /// [`LOOSE_PROSE_CHARS`], when the selection holds [`PARAGRAPH_CHARS`] of
 /// paragraphs: once an article is written in `<p>`s, a line of loose text
 /// in a `div` beside them is a byline, a date, a label, a button's caption.
+/// So is a block of figures alone ([`is_figures_only`]), whatever its tag.
 fn loose_text(doc: &Document, roots: &[NodeId], blocks: &Blocks) -> Vec<NodeId> {
     let in_paragraphs: u32 = roots
         .iter()
@@ -125,8 +126,9 @@ fn loose_text(doc: &Document, roots: &[NodeId], blocks: &Blocks) -> Vec<NodeId> 
         .filter(|&n| {
             let block = blocks.block_of[n];
             doc.text(n).is_some_and(|t| !t.trim().is_empty())
-                && !is_prose_block(doc.tag(block))
-                && blocks.own_chars[block] < LOOSE_PROSE_CHARS
+                && ((!is_prose_block(doc.tag(block))
+                    && blocks.own_chars[block] < LOOSE_PROSE_CHARS)
+                    || (blocks.own_chars[block] <= FIGURES_CHARS && is_figures_only(doc, block)))
         })
         .collect()
 }
@@ -234,4 +236,33 @@ fn is_bold_label(doc: &Document, n: NodeId, blocks: &Blocks) -> bool {
                 .take_while(|&a| a != n)
                 .any(|a| matches!(doc.tag(a), "b" | "strong"))
     })
+}
+
+/// Longest line of figures alone, in characters: a date, a time.
+const FIGURES_CHARS: u32 = 30;
+
+/// Whether a block's own text is figures alone, no letter in it: a date
+/// or a time on a line of its own ("23.10.2018", "15:29"), a counter.
+fn is_figures_only(doc: &Document, block: NodeId) -> bool {
+    let mut digits = false;
+    for (n, t) in doc.text_nodes(block) {
+        // Its own text: not inside a nested block.
+        if blocks_between(doc, n, block) {
+            continue;
+        }
+        for c in t.chars() {
+            if c.is_alphabetic() {
+                return false;
+            }
+            digits |= c.is_numeric();
+        }
+    }
+    digits
+}
+
+/// Whether a block element stands between text node `n` and `block`.
+fn blocks_between(doc: &Document, n: NodeId, block: NodeId) -> bool {
+    doc.ancestors(n)
+        .take_while(|&a| a != block)
+        .any(|a| canopy_dom::is_block(doc.tag(a)))
 }

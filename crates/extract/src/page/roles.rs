@@ -2,6 +2,7 @@
 //! says an element is for (HTML's sectioning elements, ARIA roles, names).
 
 use canopy_dom::{Document, NodeId};
+use rustc_hash::FxHashMap;
 
 use super::names::{NameScratch, Prior};
 use crate::TextCounts;
@@ -71,7 +72,8 @@ const NAMED_BOX_SHARE: f64 = 0.15;
 /// not the article, [`Prior::element`]), and its name weight. An element
 /// holding half of the page's prose or more is never boilerplate: it is
 /// the page's layout, whatever it is called; nor is a box named for a role
-/// that holds [`NAMED_BOX_SHARE`] of it.
+/// that holds [`NAMED_BOX_SHARE`] of it, nor boxes of one shape (tag and
+/// class) that together hold half of it.
 pub(crate) struct Roles {
     pub boilerplate: Vec<bool>,
     /// Whether the element is boilerplate by its markup or shape
@@ -88,6 +90,7 @@ impl Roles {
         let mut boilerplate = vec![false; len];
         let mut furniture = vec![false; len];
         let mut weight = vec![0.0; len];
+        let mut named = vec![false; len];
         for n in 0..len {
             if doc.element(n).is_none() {
                 continue;
@@ -98,10 +101,23 @@ impl Roles {
             furniture[n] = small && (is_page_furniture(doc, n) || is_teaser_list(doc, n, counts));
             // A paragraph, heading or list item is prose by its tag, whatever
             // its names (`wp-block-paragraph`): names mark boxes.
-            let named = role
+            named[n] = role
                 && !super::is_prose_block(doc.tag(n))
                 && f64::from(prose[n]) < NAMED_BOX_SHARE * f64::from(page_prose);
-            boilerplate[n] = furniture[n] || (small && named);
+            boilerplate[n] = furniture[n] || (small && named[n]);
+        }
+        // Boxes of one name that together hold half of the page's prose are
+        // its layout, as one box holding it is: a page builder's columns
+        // (`wp-block-column`), sections or widgets, each a small part of
+        // the article.
+        let mut shape_prose: FxHashMap<(&str, &str), u64> = FxHashMap::default();
+        for n in (0..len).filter(|&n| named[n]) {
+            *shape_prose.entry(shape(doc, n)).or_default() += u64::from(prose[n]);
+        }
+        for n in (0..len).filter(|&n| named[n] && !furniture[n]) {
+            if 2 * shape_prose[&shape(doc, n)] >= u64::from(page_prose) {
+                boilerplate[n] = false;
+            }
         }
         Roles {
             boilerplate,
@@ -119,6 +135,11 @@ impl Roles {
             }
         }
     }
+}
+
+/// An element's shape: its tag and class attribute.
+fn shape(doc: &Document, n: NodeId) -> (&str, &str) {
+    (doc.tag(n), doc.attr(n, "class").unwrap_or(""))
 }
 
 /// Fewest items a list of teasers has.

@@ -245,6 +245,55 @@ fn a_bold_label_of_links_goes_with_them() {
     }
 }
 
+/// Classes 1/2: a page builder's columns (`wp-block-column`), each a
+/// small box named with the prior's role words, together hold the whole
+/// article: boxes of one shape holding half of the page's prose are its
+/// layout.
+#[test]
+fn boxes_of_one_name_holding_the_article_are_its_layout() {
+    assert_finds_the_article(&["trafbench-00246"]);
+}
+
+/// Class 4: captions set beside their image without a `<figcaption>`
+/// (`<div><img><span>Abbildung: …</span></div>`) go, as figure captions
+/// do.
+#[test]
+fn a_caption_beside_its_image_goes() {
+    assert_finds_only_the_article(&["trafbench-00341"]);
+}
+
+/// Class 4: a date on a line of its own beside an article written in
+/// paragraphs is the page's metadata, in any language: figures alone, no
+/// letter.
+#[test]
+fn a_line_of_figures_alone_goes() {
+    let text = article("trafbench", "trafbench-00240");
+    assert!(!text.contains("23.10.2018"), "{text}");
+    assert!(text.contains("Im aktuellen Test wurden 18"), "{text}");
+    // A line of figures goes; figures beside words stay.
+    let para = "A paragraph of the article that runs on for a good while, long enough to count. ";
+    let html = format!(
+        "<body><div><p>23.10.2018</p><p>{p}{p}{p}{p}{p}{p}</p><p>Final score: 3:1</p><p>{p}{p}{p}{p}{p}{p}</p>\
+         <p>15:29</p></div></body>",
+        p = para
+    );
+    let doc = Document::parse(&html, &DomOptions::default());
+    let prior = Prior::default();
+    let selection = page(
+        &doc,
+        &PageContext {
+            heading: None,
+            prior: &prior,
+        },
+    );
+    let text = text_of(&doc, &selection, &fallback_cleaning());
+    assert!(text.contains("Final score: 3:1"), "{text}");
+    assert!(
+        !text.contains("23.10.2018") && !text.contains("15:29"),
+        "{text}"
+    );
+}
+
 /// Nothing depends on the page's language: Arabic, Chinese, Polish and
 /// Italian pages.
 #[test]
