@@ -178,7 +178,7 @@ pub struct Document {
 
 /// Per build node: whether the drop list (`drop`) names it and it is
 /// dropped, holding less than half of the page's text and not called the
-/// article by the markup ([`is_marked_main_content`]). A name is a guess
+/// article by the markup ([`marks_main_content`]). A name is a guess
 /// from a word ("menu", "footer", "promo"); an element that holds most of
 /// the page is its layout, whatever it is called (a
 /// `region-body-and-footer` column, a menu script's wrapper of the whole
@@ -191,7 +191,13 @@ fn role_drops(
     let named: Vec<usize> = (0..build.len())
         .filter(|&h| match &build[h].data {
             BuildData::Element { attrs } => {
-                !is_marked_main_content(&build[h].name.local, attrs) && drop(attrs)
+                let attr = |name: &str| {
+                    attrs
+                        .iter()
+                        .find(|a| &*a.name.local == name)
+                        .map(|a| &*a.value)
+                };
+                !marks_main_content(&build[h].name.local, attr) && drop(attrs)
             }
             _ => false,
         })
@@ -208,21 +214,22 @@ fn role_drops(
 
 /// Whether the markup itself says an element is the page's main content
 /// or an article: `<article>`, `<main>`, `role=main|article`, schema.org's
-/// `itemprop=articleBody`. The drop list's names are guesses from a word
-/// inside a name (`promo` in a CMS's `node--promoted` article); the
-/// markup's own word for the element outweighs them.
-fn is_marked_main_content(tag: &LocalName, attrs: &[html5ever::Attribute]) -> bool {
-    if matches!(&**tag, "article" | "main") {
-        return true;
-    }
-    attrs.iter().any(|a| {
-        let wanted: &[&str] = match &*a.name.local {
-            "role" => &["main", "article"],
-            "itemprop" => &["articleBody"],
-            _ => return false,
-        };
-        a.value
-            .split_ascii_whitespace()
+/// `itemprop=articleBody`; `attr` gives the element's attribute of a name.
+/// The drop list's names are guesses from a word inside a name (`promo` in
+/// a CMS's `node--promoted` article); the markup's own word for the
+/// element outweighs them. The page-level extractor's credible containers
+/// start from the same words.
+pub fn marks_main_content<'a>(tag: &str, attr: impl Fn(&str) -> Option<&'a str>) -> bool {
+    matches!(tag, "article" | "main")
+        || has_token(attr("role"), &["main", "article"])
+        || has_token(attr("itemprop"), &["articleBody"])
+}
+
+/// Whether an attribute's value holds one of `wanted` among its
+/// white-space separated tokens, ASCII case ignored.
+pub fn has_token(value: Option<&str>, wanted: &[&str]) -> bool {
+    value.is_some_and(|v| {
+        v.split_ascii_whitespace()
             .any(|t| wanted.iter().any(|w| t.eq_ignore_ascii_case(w)))
     })
 }

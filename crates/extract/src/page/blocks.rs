@@ -91,11 +91,7 @@ impl Blocks {
                 }
             })
             .collect();
-        for n in (1..len).rev() {
-            if let Some(p) = doc.node(n).parent {
-                prose[p] += prose[n];
-            }
-        }
+        subtree_sums(doc, &mut prose);
         Blocks {
             block_of,
             own_chars,
@@ -108,11 +104,7 @@ impl Blocks {
     /// values, whatever the markup calls the blocks.
     pub fn worth(&self, doc: &Document) -> Vec<f64> {
         let mut worth = self.own_value.clone();
-        for n in (1..doc.len()).rev() {
-            if let Some(p) = doc.node(n).parent {
-                worth[p] += worth[n];
-            }
-        }
+        subtree_sums(doc, &mut worth);
         worth
     }
 
@@ -131,11 +123,19 @@ impl Blocks {
                 self.own_value[n]
             };
         }
-        for n in (1..len).rev() {
-            if let Some(p) = doc.node(n).parent {
-                value[p] += value[n];
-            }
-        }
+        subtree_sums(doc, &mut value);
         value
+    }
+}
+
+/// Turns per-node figures into sums over each node's subtree: children
+/// come after their parents in the arena, so one pass from the end adds
+/// each node's sum into its parent's.
+fn subtree_sums<T: Copy + std::ops::AddAssign>(doc: &Document, figures: &mut [T]) {
+    for n in (1..doc.len()).rev() {
+        if let Some(p) = doc.node(n).parent {
+            let sum = figures[n];
+            figures[p] += sum;
+        }
     }
 }

@@ -128,7 +128,8 @@ fn loose_text(doc: &Document, roots: &[NodeId], blocks: &Blocks) -> Vec<NodeId> 
             doc.text(n).is_some_and(|t| !t.trim().is_empty())
                 && ((!is_prose_block(doc.tag(block))
                     && blocks.own_chars[block] < LOOSE_PROSE_CHARS)
-                    || (blocks.own_chars[block] <= FIGURES_CHARS && is_figures_only(doc, block)))
+                    || (blocks.own_chars[block] <= FIGURES_CHARS
+                        && is_figures_only(doc, blocks, block)))
         })
         .collect()
 }
@@ -245,13 +246,13 @@ const FIGURES_CHARS: u32 = 30;
 
 /// Whether a block's own text is figures alone, no letter in it: a date
 /// or a time on a line of its own ("23.10.2018", "15:29"), a counter.
-fn is_figures_only(doc: &Document, block: NodeId) -> bool {
+fn is_figures_only(doc: &Document, blocks: &Blocks, block: NodeId) -> bool {
     let mut digits = false;
-    for (n, t) in doc.text_nodes(block) {
-        // Its own text: not inside a nested block.
-        if blocks_between(doc, n, block) {
-            continue;
-        }
+    // Its own text: not inside a nested block.
+    for (_, t) in doc
+        .text_nodes(block)
+        .filter(|&(n, _)| blocks.block_of[n] == block)
+    {
         for c in t.chars() {
             if c.is_alphabetic() {
                 return false;
@@ -260,11 +261,4 @@ fn is_figures_only(doc: &Document, block: NodeId) -> bool {
         }
     }
     digits
-}
-
-/// Whether a block element stands between text node `n` and `block`.
-fn blocks_between(doc: &Document, n: NodeId, block: NodeId) -> bool {
-    doc.ancestors(n)
-        .take_while(|&a| a != block)
-        .any(|a| canopy_dom::is_block(doc.tag(a)))
 }

@@ -1,7 +1,7 @@
 //! Blocks that are not the article by their role: what the page's markup
 //! says an element is for (HTML's sectioning elements, ARIA roles, names).
 
-use canopy_dom::{Document, NodeId};
+use canopy_dom::{has_token, marks_main_content, Document, NodeId};
 use rustc_hash::FxHashMap;
 
 use super::names::{NameScratch, Prior};
@@ -38,20 +38,12 @@ pub(crate) fn is_page_furniture(doc: &Document, n: NodeId) -> bool {
     })
 }
 
-/// Whether the markup says `n` is the page's main content or an article:
-/// `<article>`, `<main>`, `role=main|article`, schema.org's
-/// `itemprop=articleBody|text`.
+/// Whether the markup says `n` is the page's main content or an article
+/// ([`canopy_dom::marks_main_content`]), or schema.org's `itemprop=text`
+/// (a creative work's text).
 pub(crate) fn is_content_element(doc: &Document, n: NodeId) -> bool {
-    if matches!(doc.tag(n), "article" | "main") {
-        return true;
-    }
-    let has = |attr: &str, values: &[&str]| {
-        doc.attr(n, attr).is_some_and(|v| {
-            v.split_ascii_whitespace()
-                .any(|t| values.iter().any(|want| t.eq_ignore_ascii_case(want)))
-        })
-    };
-    has("role", &["main", "article"]) || has("itemprop", &["articleBody", "text"])
+    marks_main_content(doc.tag(n), |a| doc.attr(n, a))
+        || has_token(doc.attr(n, "itemprop"), &["text"])
 }
 
 /// Most of the page's prose a box named for a role holds: less than
@@ -164,12 +156,11 @@ pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> 
     if children.len() < TEASER_ITEMS {
         return false;
     }
-    let shape = |c: NodeId| (doc.tag(c), doc.attr(c, "class").unwrap_or(""));
     let mut shapes: Vec<((&str, &str), usize)> = Vec::new();
     for &c in &children {
-        match shapes.iter_mut().find(|(s, _)| *s == shape(c)) {
+        match shapes.iter_mut().find(|(s, _)| *s == shape(doc, c)) {
             Some((_, k)) => *k += 1,
-            None => shapes.push((shape(c), 1)),
+            None => shapes.push((shape(doc, c), 1)),
         }
     }
     let Some(&(common, k)) = shapes.iter().max_by_key(|(_, k)| *k) else {
@@ -189,7 +180,7 @@ pub(crate) fn is_teaser_list(doc: &Document, n: NodeId, counts: &TextCounts) -> 
     };
     let items: Vec<NodeId> = children
         .into_iter()
-        .filter(|&c| shape(c) == common)
+        .filter(|&c| shape(doc, c) == common)
         .collect();
     // The items are the list's text: a paragraph beside a row of figures
     // whose captions link to their images is an article, not a list.
