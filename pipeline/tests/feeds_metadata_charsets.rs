@@ -5,11 +5,10 @@
 //! authors, and pages in UTF-16 and UTF-32.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use canopy_test_support::warc_response as response;
-use common::jsonl;
+use common::Run;
 use serde_json::Value;
 
 mod common;
@@ -17,50 +16,17 @@ mod common;
 const HTML_HEAD: &str = "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n";
 const RSS_HEAD: &str = "HTTP/1.1 200 OK\nContent-Type: application/rss+xml\n";
 
-struct Run {
-    code: i32,
-    stderr: String,
-    took: Duration,
-    out: PathBuf,
-}
-
-impl Run {
-    fn articles(&self) -> Vec<Value> {
-        jsonl(&self.out.join("articles.jsonl"))
-    }
-    fn rejects(&self) -> Vec<Value> {
-        jsonl(&self.out.join("rejects.jsonl"))
-    }
-    fn article(&self, url: &str) -> Value {
-        self.articles()
-            .into_iter()
-            .find(|a| a["url"] == url)
-            .unwrap_or_else(|| panic!("no article for {url}: {}", self.stderr))
-    }
-    fn file(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.out.join(name)).unwrap()
-    }
-}
-
 /// `canopy run INPUTS --out OUT EXTRA`, timed; it must finish (exit 0 or 1).
 fn run(inputs: &[&Path], out: &Path, extra: &[&str]) -> Run {
-    let start = Instant::now();
-    let output = Command::new(common::bin())
-        .arg("run")
-        .args(inputs)
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .output()
-        .expect("cannot start canopy");
-    let r = Run {
-        code: output.status.code().expect("killed by a signal"),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        took: start.elapsed(),
-        out: out.to_path_buf(),
-    };
+    let r = common::run(inputs, out, extra);
     assert!(matches!(r.code, 0 | 1), "exit {}: {}", r.code, r.stderr);
     r
+}
+
+/// The article of `url`, which the run must have written.
+fn article(r: &Run, url: &str) -> Value {
+    r.article(url)
+        .unwrap_or_else(|| panic!("no article for {url}: {}", r.stderr))
 }
 
 // ---------------------------------------------------------------------
@@ -266,7 +232,7 @@ fn bad_then_good(dir: &Path, name: &str, url: &str, head: &str, body: &[u8]) -> 
 }
 
 fn assert_good_page_kept(r: &Run) {
-    let good = r.article(GOOD_URL);
+    let good = article(r, GOOD_URL);
     assert!(good["text"].as_str().unwrap().contains(GOOD_SENTENCE));
 }
 
@@ -424,7 +390,7 @@ fn a_page_of_150000_authors_gives_32() {
         eprintln!("{what}: {:?}", r.took);
         assert_eq!(r.code, 0, "{what}: {:?}", r.rejects());
         let first: Vec<String> = (0..32).map(|i| format!("Author Name {i}")).collect();
-        let authors = &r.article(url)["authors"];
+        let authors = &article(&r, url)["authors"];
         assert!(
             *authors == serde_json::json!(first),
             "{what}: {} authors",
@@ -531,7 +497,7 @@ fn utf16_and_utf32_pages_from_header_and_bom() {
     let r = run(&[&path], &tmp.path().join("out"), &[]);
     assert_eq!(r.code, 0, "{:?}", r.rejects());
     for (site, _, _, _, _) in cases {
-        let article = r.article(&format!("http://{site}.example/page"));
+        let article = article(&r, &format!("http://{site}.example/page"));
         let text = article["text"].as_str().unwrap();
         assert_eq!(article["title"], format!("Wide {site}"), "{site}");
         assert!(text.contains(WIDE_TEXT), "{site}: {text:?}");

@@ -5,35 +5,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use canopy_test_support::warc_response as response;
-use common::{corpora, jsonl};
+use common::{corpora, run, Run};
 use serde_json::Value;
 
 mod common;
 
 /// Generous bound on one run over a pathological input (release build).
 const TIME_BOUND: Duration = Duration::from_secs(60);
-
-struct Run {
-    code: i32,
-    stderr: String,
-    took: Duration,
-    out: PathBuf,
-}
-
-impl Run {
-    fn articles(&self) -> Vec<Value> {
-        jsonl(&self.out.join("articles.jsonl"))
-    }
-    fn rejects(&self) -> Vec<Value> {
-        jsonl(&self.out.join("rejects.jsonl"))
-    }
-    fn article(&self, url: &str) -> Option<Value> {
-        self.articles().into_iter().find(|a| a["url"] == url)
-    }
-}
 
 fn canopy(args: &[&std::ffi::OsStr]) -> (i32, String) {
     let output = Command::new(common::bin())
@@ -44,23 +25,6 @@ fn canopy(args: &[&std::ffi::OsStr]) -> (i32, String) {
         output.status.code().expect("canopy was killed by a signal"),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
-}
-
-/// `canopy run INPUTS --out OUT EXTRA`, timed.
-fn run(inputs: &[&Path], out: &Path, extra: &[&str]) -> Run {
-    let mut args: Vec<&std::ffi::OsStr> = vec!["run".as_ref()];
-    args.extend(inputs.iter().map(|p| p.as_os_str()));
-    args.push("--out".as_ref());
-    args.push(out.as_os_str());
-    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
-    let start = Instant::now();
-    let (code, stderr) = canopy(&args);
-    Run {
-        code,
-        stderr,
-        took: start.elapsed(),
-        out: out.to_path_buf(),
-    }
 }
 
 /// The run finished (0 or 1), 1 exactly when rejects.jsonl is non-empty,
@@ -102,16 +66,10 @@ fn check_contract(r: &Run, what: &str) {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    let mut want = common::OUTPUT_SET;
+    want.sort();
     assert_eq!(
-        names,
-        [
-            "_SUCCESS",
-            "articles.jsonl",
-            "prior.tsv",
-            "rejects.jsonl",
-            "summary.csv",
-            "wrappers.jsonl"
-        ],
+        names, want,
         "{what}: only the five outputs and the marker, no temporary files"
     );
     assert_eq!(
@@ -1012,14 +970,7 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let read = |name: &str| std::fs::read(out.join(name)).unwrap();
-    let names = [
-        "articles.jsonl",
-        "wrappers.jsonl",
-        "summary.csv",
-        "rejects.jsonl",
-        "prior.tsv",
-        "_SUCCESS",
-    ];
+    let names = common::OUTPUT_SET;
     // Every file in the output folder, by name: the comparison covers all
     // of them, not a chosen few.
     let listing = || {
@@ -1093,14 +1044,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
         corpora().join("warc/pywb/iana.warc.gz"),
     ];
     let tmp = tempfile::tempdir().unwrap();
-    let mut names = [
-        "articles.jsonl",
-        "wrappers.jsonl",
-        "summary.csv",
-        "rejects.jsonl",
-        "prior.tsv",
-        "_SUCCESS",
-    ];
+    let mut names = common::OUTPUT_SET;
     names.sort();
     // Per input: how long a whole run takes, and the bytes of each file.
     let references: Vec<(Duration, Vec<Vec<u8>>)> = inputs
