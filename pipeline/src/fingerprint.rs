@@ -28,6 +28,14 @@ pub fn work_fingerprint(files: &[PathBuf], layout: Layout, config: &Config) -> W
     }
 }
 
+/// Now, in nanoseconds since 1970: what stands for the modification time
+/// of standard input, which has none.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
 /// Everything that changes what `extract` writes for a bucket: Canopy's
 /// version, the method, the whole config but `[ingest]` (the partition's)
 /// and the two keys that do not change outputs (`run.threads`,

@@ -13,12 +13,22 @@
 //!   or a folder reached two ways) is read once, under the first of its
 //!   paths in sorted order; that path is the `source.file` of its records
 //!   and rejects.
+//! - **Streams**: `-` is a WARC stream on standard input, and an
+//!   `http://` or `https://` input is read as it downloads (resumed after a
+//!   dropped connection: `canopy_ingest::HttpBody`); each is read once,
+//!   known by its name, which is its `source.file`.
+//! - **Input lists** (`--input-list FILE`, [`read_list`]): one path or URL
+//!   a line, as Common Crawl's `warc.paths.gz`; gzipped if named `.gz`;
+//!   blank lines and `#` comments skipped; `-` reads the list from standard
+//!   input; relative entries are taken relative to `--input-base`.
 //! - **Folders** are searched recursively, following symlinks, each folder
 //!   once (by device and inode), so a symlink cycle ends the walk of that
-//!   branch instead of looping. In a folder, only files named like inputs
-//!   are taken (`.warc`, `.warc.gz`, `.arc`, `.arc.gz`, and the feed
-//!   extensions of [`is_feed_file`]); a file named on the command line is
-//!   taken whatever its name.
+//!   branch instead of looping. In a folder, files named like inputs are
+//!   taken (`.warc`, `.arc`, either with `.gz`, `.zst` or `.lz4`, and the
+//!   feed extensions of [`is_feed_file`]), and any other file whose first
+//!   bytes are a WARC's or ARC's (plain or compressed) or a feed's
+//!   ([`canopy_ingest::sniff`]); a file named on the command line is taken
+//!   whatever its name.
 //! - **Rejects, not stops**: a folder that cannot be read, a file named
 //!   like an input that cannot be looked at (a dangling symlink, no
 //!   permission), and a special file (FIFO, socket, character or block
@@ -33,6 +43,7 @@ use std::fs::Metadata;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use canopy_types::{Reject, SourceRef};
 
 use crate::run::{is_feed_file, is_warc_file};
@@ -50,14 +61,17 @@ pub struct Inputs {
 pub const STAGE: &str = "input";
 
 /// Which file a path names: the device and inode (a file has one identity
-/// whatever path, symlink or hard link reaches it).
+/// whatever path, symlink or hard link reaches it); a stream, its name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct FileId(u64, u64);
+enum FileId {
+    File(u64, u64),
+    Stream(String),
+}
 
 #[cfg(unix)]
 fn file_id(_path: &Path, meta: &Metadata) -> io::Result<FileId> {
     use std::os::unix::fs::MetadataExt;
-    Ok(FileId(meta.dev(), meta.ino()))
+    Ok(FileId::File(meta.dev(), meta.ino()))
 }
 
 /// Elsewhere, the canonical path (symlinks resolved) stands for the file.
@@ -66,7 +80,40 @@ fn file_id(path: &Path, _meta: &Metadata) -> io::Result<FileId> {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::fs::canonicalize(path)?.hash(&mut h);
-    Ok(FileId(0, h.finish()))
+    Ok(FileId::File(0, h.finish()))
+}
+
+/// The input that names standard input.
+pub const STDIN: &str = "-";
+
+/// What an input is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A WARC (or ARC) file, plain or compressed.
+    Archive,
+    /// A feed file.
+    Feed,
+}
+
+/// Whether `input` is a stream (standard input, an http(s) URL) rather
+/// than a local file.
+pub fn is_stream(input: &Path) -> bool {
+    input.as_os_str() == STDIN || input.to_str().is_some_and(canopy_ingest::is_remote)
+}
+
+/// What an input of the list is read as: by its name (a WARC or ARC
+/// extension before a feed's), else by its content; a file that says
+/// nothing either way is read as a WARC (it was named as an input).
+pub fn kind(input: &Path) -> Kind {
+    if is_stream(input) || is_warc_file(input) {
+        Kind::Archive
+    } else if is_feed_file(input)
+        || canopy_ingest::sniff(input) == Some(canopy_ingest::Sniffed::Feed)
+    {
+        Kind::Feed
+    } else {
+        Kind::Archive
+    }
 }
 
 /// What kind of special file `meta` is, if it is one (neither a regular
@@ -123,6 +170,90 @@ fn named_like_input(path: &Path) -> bool {
     is_warc_file(path) || is_feed_file(path)
 }
 
+/// The inputs of a step, as the operator names them.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// WARC files (.warc, .arc, plain or .gz/.zst/.lz4), feed files (.rss, .atom, .xml,
+    /// .json), folders of them, `-` (a WARC stream on standard input) or http(s) URLs.
+    #[arg(required_unless_present = "input_list")]
+    pub inputs: Vec<PathBuf>,
+    /// A file listing inputs, one path or URL a line (`#` comments; gzipped if it is;
+    /// `-`: standard input), as Common Crawl's warc.paths.gz.
+    #[arg(long)]
+    pub input_list: Option<PathBuf>,
+    /// Folder or URL that relative entries of --input-list are joined to
+    /// (e.g. https://data.commoncrawl.org/).
+    #[arg(long, requires = "input_list")]
+    pub input_base: Option<String>,
+}
+
+impl InputArgs {
+    /// Every input named, the list's entries after those on the command line.
+    pub fn entries(&self) -> anyhow::Result<Vec<PathBuf>> {
+        let mut entries = self.inputs.clone();
+        if let Some(list) = &self.input_list {
+            let listed = read_list(list, self.input_base.as_deref())?;
+            anyhow::ensure!(
+                !(list.as_os_str() == STDIN && entries.iter().any(|e| e.as_os_str() == STDIN)),
+                "standard input cannot be both the input list and an input"
+            );
+            entries.extend(listed);
+        }
+        Ok(entries)
+    }
+}
+
+/// Whether a folder's file is taken: named like an input, or one by its
+/// first bytes.
+fn taken_from_folder(path: &Path) -> bool {
+    named_like_input(path) || canopy_ingest::sniff(path).is_some()
+}
+
+/// The entries of an input list (`--input-list`): `list` is a file (read
+/// through gzip if named `.gz`) or `-` for standard input; one path or
+/// URL a line, blank lines and `#` comments skipped; a relative entry is
+/// joined to `base` (a folder or a URL) when one is given.
+pub fn read_list(list: &Path, base: Option<&str>) -> anyhow::Result<Vec<PathBuf>> {
+    use std::io::Read;
+    let mut raw = Vec::new();
+    let read = if list.as_os_str() == STDIN {
+        io::stdin().lock().read_to_end(&mut raw)
+    } else {
+        std::fs::File::open(list).and_then(|mut f| f.read_to_end(&mut raw))
+    };
+    read.with_context(|| format!("cannot read the input list {}", list.display()))?;
+    let gzipped = raw.starts_with(&[0x1f, 0x8b]);
+    let text = if gzipped {
+        let mut plain = String::new();
+        flate2::read::MultiGzDecoder::new(raw.as_slice())
+            .read_to_string(&mut plain)
+            .with_context(|| format!("cannot inflate the input list {}", list.display()))?;
+        plain
+    } else {
+        String::from_utf8(raw)
+            .map_err(|_| anyhow::anyhow!("the input list {} is not UTF-8", list.display()))?
+    };
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|entry| match base {
+            Some(base) if !is_stream(Path::new(entry)) && !Path::new(entry).is_absolute() => {
+                if canopy_ingest::is_remote(base) {
+                    PathBuf::from(format!(
+                        "{}/{}",
+                        base.trim_end_matches('/'),
+                        entry.trim_start_matches('/')
+                    ))
+                } else {
+                    Path::new(base).join(entry)
+                }
+            }
+            _ => PathBuf::from(entry),
+        })
+        .collect())
+}
+
 /// Expands `inputs` (files and folders) into the files to read. `Err` only
 /// for an input named here that does not exist; everything else that
 /// cannot be read is a reject ([module docs](self)).
@@ -132,6 +263,11 @@ pub fn expand(inputs: &[PathBuf]) -> anyhow::Result<Inputs> {
     roots.dedup();
     let mut walk = Walk::default();
     for root in roots {
+        if is_stream(root) {
+            let name = root.display().to_string();
+            walk.files.push((root.clone(), FileId::Stream(name)));
+            continue;
+        }
         match std::fs::metadata(root) {
             Ok(meta) => walk.visit(root.clone(), &meta, true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -167,7 +303,7 @@ impl Walk {
             self.stack.push(path);
             return;
         }
-        if !named && !named_like_input(&path) {
+        if !named && !taken_from_folder(&path) {
             return;
         }
         if let Some(kind) = special_kind(meta) {

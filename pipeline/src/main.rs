@@ -17,6 +17,7 @@ mod index;
 mod inputs;
 mod merge;
 mod method;
+mod page;
 mod page_codec;
 mod pages;
 mod partition;
@@ -26,6 +27,7 @@ mod signatures;
 mod site;
 mod spanfile;
 mod spill;
+mod streams;
 mod threads;
 mod title;
 
@@ -54,6 +56,8 @@ struct Cli {
 enum Command {
     /// Extract the articles of WARC files (and feeds), learning a wrapper per template.
     Run(RunArgs),
+    /// Extract one page (a file, a URL or standard input) with the page-level path.
+    Page(page::PageArgs),
     /// Score methods (and peer tools) on an evaluation corpus against its gold texts.
     Eval(eval::EvalArgs),
     /// Saved wrappers (docs/wrappers.md).
@@ -83,9 +87,8 @@ struct ApplyArgs {
     /// A wrappers.jsonl written by `canopy run`.
     #[arg(long)]
     wrappers: PathBuf,
-    /// WARC files (.warc, .warc.gz) or folders of them.
-    #[arg(required = true)]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: inputs::InputArgs,
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -152,9 +155,8 @@ impl SettingsArgs {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// WARC files (.warc, .warc.gz), feed files (.rss, .atom, .xml, .json) or folders of them.
-    #[arg(required = true)]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: inputs::InputArgs,
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -346,8 +348,15 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
     if let Err(code) = threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
+    let entries = match args.inputs.entries() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
     let result = run::run_all(
-        &args.inputs,
+        &entries,
         switch.dir(),
         args.work.as_deref(),
         &config,
@@ -427,6 +436,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args, true),
         Command::Wrappers(WrappersCommand::Apply(args)) => run(args.into(), false),
+        Command::Page(args) => page::command(args),
         Command::Eval(args) => eval::run(args),
         Command::Index(args) => index::run_index(args),
         Command::Search(args) => index::run_search(args),

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::inputs::Inputs;
-use crate::run::{is_feed_file, is_warc_file, progress_bar, sort_rejects};
+use crate::run::{progress_bar, sort_rejects};
 
 /// Records are encoded in parallel batches of about this many bytes of
 /// HTML. Bounded memory: the batch being filled, one queued and the one
@@ -37,9 +37,9 @@ const INFLATE_SEGMENT_BYTES: usize = 128 << 10;
 
 #[derive(clap::Args)]
 pub struct PartitionArgs {
-    /// WARC files, feed files or folders of them, as for `run`: every rank gets the same list.
-    #[arg(required = true)]
-    inputs: Vec<PathBuf>,
+    /// The inputs, as for `run`: every rank gets the same list.
+    #[command(flatten)]
+    inputs: crate::inputs::InputArgs,
     /// Work folder shared by all ranks (created if missing).
     #[arg(long)]
     work: PathBuf,
@@ -392,10 +392,12 @@ fn read_files(
         let name = file.display().to_string();
         progress.set_message(name.clone());
         marker.files += 1;
-        marker.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        if !crate::inputs::is_stream(file) {
+            marker.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        }
         // A feed file, and a file that cannot be opened, count as one
         // record each; a WARC's records are counted as it is read.
-        if is_feed_file(file) && !is_warc_file(file) {
+        if crate::inputs::kind(file) == crate::inputs::Kind::Feed {
             marker.records += 1;
             match canopy_ingest::read_feed_file(file, options) {
                 Ok(items) => spill.push(Read::Feed(index, items))?,
@@ -405,7 +407,7 @@ fn read_files(
             continue;
         }
         let mut spill_error = None;
-        let result = canopy_ingest::read_warc_split(file, options, &mut |item| {
+        let mut on_item = |item| {
             if spill_error.is_some() {
                 return;
             }
@@ -416,7 +418,15 @@ fn read_files(
             if let Err(e) = spill.push(read) {
                 spill_error = Some(e);
             }
-        });
+        };
+        let result = if crate::inputs::is_stream(file) {
+            crate::streams::read(file, options, &mut on_item).map(|(stats, bytes)| {
+                marker.bytes += bytes;
+                stats
+            })
+        } else {
+            canopy_ingest::read_warc_split(file, options, &mut on_item)
+        };
         if let Some(e) = spill_error {
             return Err(e);
         }
@@ -487,22 +497,25 @@ pub fn command(args: PartitionArgs) -> ExitCode {
     if let Some(warning) = _lock.warning() {
         eprintln!("canopy: {warning}");
     }
-    let result = crate::inputs::expand(&args.inputs).and_then(|inputs| {
-        let bar = progress_bar(0, "partitioning");
-        let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, &config);
-        let r = partition(
-            &inputs,
-            &fingerprint,
-            &args.work,
-            args.rank,
-            layout,
-            &config,
-            Durability::Synced,
-            &bar,
-        );
-        bar.finish_and_clear();
-        r
-    });
+    let entries = args.inputs.entries();
+    let result = entries
+        .and_then(|e| crate::inputs::expand(&e))
+        .and_then(|inputs| {
+            let bar = progress_bar(0, "partitioning");
+            let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, &config);
+            let r = partition(
+                &inputs,
+                &fingerprint,
+                &args.work,
+                args.rank,
+                layout,
+                &config,
+                Durability::Synced,
+                &bar,
+            );
+            bar.finish_and_clear();
+            r
+        });
     match result {
         Ok((m, already)) => {
             eprintln!(

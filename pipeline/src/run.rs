@@ -47,9 +47,11 @@ pub fn is_warc_file(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    [".warc", ".warc.gz", ".arc", ".arc.gz"]
+    let name = [".gz", ".zst", ".lz4"]
         .iter()
-        .any(|ext| name.ends_with(ext))
+        .find_map(|c| name.strip_suffix(c))
+        .unwrap_or(&name);
+    name.ends_with(".warc") || name.ends_with(".arc")
 }
 
 /// The order of `rejects.jsonl`: (file, offset, record_id, reason); equal
@@ -122,6 +124,9 @@ pub fn run_all(
         }
     };
     // Fewer buckets for smaller inputs (each costs files); same outputs.
+    // A stream's size is not known before it is read: as many buckets as
+    // for a large input, so that a large stream's sites are spread.
+    let streams = inputs.files.iter().any(|f| crate::inputs::is_stream(f));
     let input_bytes: u64 = inputs
         .files
         .iter()
@@ -129,9 +134,20 @@ pub fn run_all(
         .sum();
     let layout = Layout {
         world_size: 1,
-        buckets: canopy_buckets::buckets_for(input_bytes),
+        buckets: if streams {
+            canopy_buckets::DEFAULT_BUCKETS
+        } else {
+            canopy_buckets::buckets_for(input_bytes)
+        },
     };
-    let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, config);
+    let mut fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, config);
+    // Standard input is another stream at every run: a kept work folder
+    // read from it is never reused.
+    for input in &mut fingerprint.inputs {
+        if input.path == crate::inputs::STDIN {
+            input.mtime_ns = Some(crate::fingerprint::now_ns());
+        }
+    }
     if !scratch {
         reuse_or_start_over(work, &fingerprint)?;
     }

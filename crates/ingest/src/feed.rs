@@ -531,6 +531,36 @@ fn entity_char(name: &str) -> Option<char> {
     })
 }
 
+/// Whether `head`, a document's first bytes, is an RSS, Atom or RDF feed's
+/// (its root element, after a BOM, an XML prolog and comments) or a JSON
+/// Feed's (its `version` URL).
+pub(crate) fn looks_like_feed(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if text.starts_with('{') {
+        return text.contains("jsonfeed.org/version");
+    }
+    if !text.starts_with('<') {
+        return false;
+    }
+    // The first element that is not the prolog, a comment or a doctype.
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        let tag = rest.get(at + 1..).unwrap_or_default();
+        if tag.starts_with('?') || tag.starts_with('!') {
+            rest = tag.get(1..).unwrap_or_default();
+            continue;
+        }
+        let name: String = tag
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '>' && *c != '/')
+            .collect::<String>()
+            .to_ascii_lowercase();
+        return matches!(name.as_str(), "rss" | "feed" | "rdf:rdf");
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,5 +592,24 @@ mod tests {
     #[test]
     fn garbage_is_an_error() {
         assert!(parse_feed(b"this is not a feed", None).is_err());
+    }
+
+    #[test]
+    fn feeds_known_by_their_first_bytes() {
+        assert!(looks_like_feed(
+            b"\xef\xbb\xbf<?xml version=\"1.0\"?>\n<!-- x --><rss version=\"2.0\">"
+        ));
+        assert!(looks_like_feed(
+            b"<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+        ));
+        assert!(looks_like_feed(b"<rdf:RDF xmlns:rdf=\"\">"));
+        assert!(looks_like_feed(
+            b"{\"version\": \"https://jsonfeed.org/version/1.1\"}"
+        ));
+        assert!(!looks_like_feed(
+            b"<!DOCTYPE html><html><body>rss</body></html>"
+        ));
+        assert!(!looks_like_feed(b"{\"name\": \"not a feed\"}"));
+        assert!(!looks_like_feed(b"WARC/1.0\r\n"));
     }
 }

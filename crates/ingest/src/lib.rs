@@ -14,7 +14,10 @@
 //!   skipped in [`WarcStats`]; revisits are counted separately.
 //!   ARC v1 files (`.arc`, `.arc.gz`) are read through the same path, one
 //!   record at a time. [`read_warc_split`] is the same reader in two steps,
-//!   so that [`Payload::decode`] can run on other threads than the reading.
+//!   so that [`Payload::decode`] can run on other threads than the reading;
+//!   [`read_warc_stream_split`] reads a stream that cannot seek (standard
+//!   input, an http(s) body: [`HttpBody`], resumed after dropped
+//!   connections).
 //! - [`decode_html`] picks a body's charset (BOM, HTTP `charset=`, `<meta>`
 //!   prescan, chardetng detection), cross-checking declared charsets against
 //!   the bytes because they are often wrong.
@@ -34,14 +37,20 @@ mod feed;
 mod framing;
 mod gzip_segments;
 mod http;
+mod remote;
+mod stream;
 mod url_norm;
 mod warc;
 
 pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
 pub use charset::decode_html;
 pub use feed::{parse_feed, parse_feed_within, read_feed_file, FeedError};
+pub use remote::{fetch, is_remote, HttpBody, RemoteOptions};
 pub use url_norm::normalize_url;
-pub use warc::{read_warc, read_warc_bytes, read_warc_split, Item, Payload};
+pub use warc::{
+    read_warc, read_warc_bytes, read_warc_split, read_warc_stream_split, sniff, Item, Payload,
+    Sniffed,
+};
 
 /// Limits applied while reading records.
 #[derive(Debug, Clone, PartialEq, Eq)]

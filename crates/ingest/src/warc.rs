@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use canopy_types::{PageRecord, Reject, SourceRef};
-use fastwarc::stream_io::bufread::LimitedBufReader;
+use fastwarc::stream_io::bufread::{LimitedBufReader, RawReaderAdapter};
 use fastwarc::stream_io::traits::{IntoWarcReader, WarcRead};
 use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
@@ -16,6 +16,7 @@ use crate::feed::parse_feed_within;
 use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::SegmentedGzip;
 use crate::http::{self, DecodeError, PayloadKind};
+use crate::stream::Forward;
 use crate::{Event, IngestOptions, WarcStats};
 
 /// Maximum accepted length of a WARC or HTTP header block.
@@ -83,6 +84,21 @@ pub fn read_warc_split(
         opts,
         on_item,
     ))
+}
+
+/// [`read_warc_split`] over a stream that cannot seek: standard input, an
+/// http(s) body ([`crate::HttpBody`]). `name` is the name written in
+/// events. The compression (gzip, zstd, LZ4 or none) is told from the
+/// first bytes; ARC data is not recognised here (it reads as a stream
+/// without WARC records). Records are read in one pass, front to back.
+pub fn read_warc_stream_split(
+    name: &str,
+    reader: impl Read + Send + 'static,
+    opts: &IngestOptions,
+    on_item: &mut dyn FnMut(Item),
+) -> WarcStats {
+    let raw = RawReaderAdapter::new(Forward::new(reader));
+    read_stream(raw.into_warc_reader(), name, opts, on_item)
 }
 
 /// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
@@ -632,4 +648,32 @@ impl Payload {
             }
         }
     }
+}
+
+/// What the first bytes of a file say it is, for files whose name says
+/// nothing (a folder of downloads named by hash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sniffed {
+    /// A WARC or ARC file, plain or compressed (gzip, zstd, LZ4).
+    Archive,
+    /// An RSS, Atom, RDF or JSON feed.
+    Feed,
+}
+
+/// Bytes of a file looked at by [`sniff`]: a WARC's version line, after
+/// decompression, or a feed's root element after an XML prolog.
+const SNIFF_BYTES: u64 = 4 << 10;
+
+/// What the file at `path` is by its content, if Canopy reads it.
+pub fn sniff(path: &Path) -> Option<Sniffed> {
+    let file = File::open(path).ok()?;
+    let raw = RawReaderAdapter::new(Forward::new(file.take(64 << 10)));
+    let mut stream = framing::open(raw.into_warc_reader()).ok()?;
+    let mut head = vec![0u8; SNIFF_BYTES as usize];
+    let n = read_up_to(&mut stream, &mut head).unwrap_or(0);
+    let head = head.get(..n).unwrap_or_default();
+    if head.starts_with(b"WARC/") || head.starts_with(b"filedesc://") {
+        return Some(Sniffed::Archive);
+    }
+    crate::feed::looks_like_feed(head).then_some(Sniffed::Feed)
 }

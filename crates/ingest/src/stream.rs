@@ -1,0 +1,100 @@
+//! WARC data that cannot seek: standard input and http(s) bodies.
+//!
+//! fastwarc reads through `Read + Seek`, but on a WARC it only ever asks
+//! where it is and skips forward (to the end of a record's block); the
+//! compression is told from the first bytes (`framing::open`), never by
+//! going back. [`Forward`] gives any `Read` that interface: it counts its
+//! position and skips forward by reading, and refuses to go back.
+
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+
+/// A forward-only, buffered view of `R` that knows its position.
+pub(crate) struct Forward<R> {
+    inner: BufReader<R>,
+    pos: u64,
+}
+
+/// The buffer: as large as the one files are read with.
+const BUFFER: usize = 1 << 20;
+
+impl<R: Read> Forward<R> {
+    pub(crate) fn new(inner: R) -> Forward<R> {
+        Forward {
+            inner: BufReader::with_capacity(BUFFER, inner),
+            pos: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for Forward<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Forward<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+        self.pos += amt as u64;
+    }
+}
+
+impl<R: Read> Seek for Forward<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        let target = match pos {
+            SeekFrom::Start(p) => p,
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d).ok_or_else(|| {
+                io::Error::new(io::ErrorKind::InvalidInput, "seek before the start")
+            })?,
+            SeekFrom::End(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "seeking from the end of a stream",
+                ))
+            }
+        };
+        if target < self.pos {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "seeking backwards in a stream",
+            ));
+        }
+        let skip = target - self.pos;
+        let skipped = io::copy(&mut self.by_ref().take(skip), &mut io::sink())?;
+        if skipped < skip {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the stream ends before the position sought",
+            ));
+        }
+        Ok(self.pos)
+    }
+
+    fn stream_position(&mut self) -> io::Result<u64> {
+        Ok(self.pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_forward_and_refuses_to_go_back() {
+        let mut f = Forward::new(&b"0123456789"[..]);
+        let mut two = [0u8; 2];
+        f.read_exact(&mut two).unwrap();
+        assert_eq!(f.seek(SeekFrom::Current(3)).unwrap(), 5);
+        f.read_exact(&mut two).unwrap();
+        assert_eq!(&two, b"56");
+        assert_eq!(f.stream_position().unwrap(), 7);
+        assert!(f.seek(SeekFrom::Start(1)).is_err());
+        assert!(f.seek(SeekFrom::Start(20)).is_err());
+    }
+}

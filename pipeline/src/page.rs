@@ -1,0 +1,172 @@
+//! `canopy page`: one page's article, as trafilatura's command line gives
+//! it. The page goes through the site path as a site of one page, so it
+//! gets exactly what a single-page site of a crawl gets (the page-level
+//! extractor, cleaned as the fallback is, with the shipped prior).
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use canopy_types::{PageRecord, SourceRef};
+
+use crate::backlog::Backlog;
+use crate::config::Format;
+use crate::method::{Method, PageMethod};
+use crate::site::{process_site, SiteInput, SiteSettings};
+
+/// What `canopy page` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PageFormat {
+    /// The article's text (its title first).
+    Text,
+    /// The article as Markdown.
+    Markdown,
+    /// The article as clean HTML.
+    Html,
+    /// One line of `articles.jsonl`: text, title, metadata.
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct PageArgs {
+    /// An HTML file, an http(s) URL, or `-` for standard input.
+    #[arg(default_value = "-")]
+    input: String,
+    /// The page's URL, for a file or standard input (the base of its links,
+    /// its site); an http(s) input is its own URL.
+    #[arg(long)]
+    url: Option<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value = "text")]
+    format: PageFormat,
+    /// A page-level method (default: page, Canopy's own).
+    #[arg(long, default_value = "page")]
+    method: PageMethod,
+    /// Settings file overlaid on configs/default.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// Exit 0 with the article printed, 1 when the page gave none (the reason
+/// on stderr), 2 when it could not be read or the flags are wrong.
+pub fn command(args: PageArgs) -> ExitCode {
+    match extract(&args) {
+        Ok(Ok(out)) => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(out.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Ok(()) => ExitCode::SUCCESS,
+                // A closed pipe (`| head`) is not the page's fault.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("canopy: cannot write the article: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Ok(Err(reason)) => {
+            eprintln!("canopy: no article: {reason}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The printed article, or why the page gave none.
+fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
+    let formats: &[Format] = match args.format {
+        PageFormat::Html => &[Format::Html],
+        PageFormat::Markdown => &[Format::Markdown],
+        PageFormat::Text | PageFormat::Json => &[],
+    };
+    let method = Method::Page(args.method);
+    let (config, method) =
+        crate::resolve_settings(args.config.as_deref(), None, None, Some(1), method, formats)?;
+    let (bytes, content_type, url) = read_input(args, config.ingest.max_page_bytes)?;
+    let (html, charset) = canopy_ingest::decode_html(&bytes, content_type.as_deref());
+    let record = PageRecord {
+        url: url.clone(),
+        record_id: String::new(),
+        source: SourceRef {
+            file: args.input.clone(),
+            offset: None,
+        },
+        status: None,
+        charset: charset.to_string(),
+        date: None,
+        html,
+    };
+    let settings = SiteSettings::new(&config, method)?;
+    let site = canopy_cluster::site_key(&url);
+    let feeds = HashMap::new();
+    let out = process_site(
+        &site,
+        SiteInput::Records(vec![record]),
+        &feeds,
+        &settings,
+        &Backlog::default(),
+    )?;
+    let Some(article) = out.articles.into_iter().next() else {
+        let reason = out
+            .rejects
+            .first()
+            .map_or_else(|| "nothing extracted".to_string(), |r| r.reason.clone());
+        return Ok(Err(reason));
+    };
+    if article.text.trim().is_empty() {
+        return Ok(Err("the page has no article text".to_string()));
+    }
+    let mut printed = match args.format {
+        PageFormat::Text => article.text,
+        PageFormat::Markdown => article.markdown.unwrap_or_default(),
+        PageFormat::Html => article.html.unwrap_or_default(),
+        PageFormat::Json => serde_json::to_string(&article)?,
+    };
+    if !printed.ends_with('\n') {
+        printed.push('\n');
+    }
+    Ok(Ok(printed))
+}
+
+/// The page's bytes, its `Content-Type` if it came over http, and its URL.
+fn read_input(
+    args: &PageArgs,
+    max_bytes: usize,
+) -> anyhow::Result<(Vec<u8>, Option<String>, String)> {
+    let input = args.input.as_str();
+    if canopy_ingest::is_remote(input) {
+        let (bytes, content_type) =
+            canopy_ingest::fetch(input, &canopy_ingest::RemoteOptions::default(), max_bytes)?;
+        let url = args.url.clone().unwrap_or_else(|| input.to_string());
+        return Ok((bytes, content_type, url));
+    }
+    let mut bytes = Vec::new();
+    let read = if input == crate::inputs::STDIN {
+        std::io::stdin()
+            .lock()
+            .take(max_bytes as u64 + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(input)
+            .and_then(|f| f.take(max_bytes as u64 + 1).read_to_end(&mut bytes))
+    };
+    read.with_context(|| format!("cannot read {input}"))?;
+    anyhow::ensure!(
+        bytes.len() <= max_bytes,
+        "{input} is larger than ingest.max_page_bytes ({max_bytes} bytes)"
+    );
+    let url = match &args.url {
+        Some(url) => url.clone(),
+        None if input == crate::inputs::STDIN => String::new(),
+        None => url::Url::from_file_path(std::path::absolute(input)?)
+            .map_or_else(|()| String::new(), String::from),
+    };
+    Ok((bytes, None, url))
+}

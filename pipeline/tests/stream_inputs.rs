@@ -1,0 +1,281 @@
+//! Inputs that are not local files named one by one: a WARC stream on
+//! standard input, http(s) URLs (served here by a local server that drops
+//! connections), input lists, and folders whose files are known by their
+//! content. Each run must write the bytes a run on the local file writes.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use common::{bin, canopy, corpus_file, jsonl};
+
+fn big9() -> PathBuf {
+    corpus_file("big9/big9.warc.gz")
+}
+
+/// `canopy run` on the local file: what every other way of reading it must give.
+fn reference(dir: &Path) -> Vec<u8> {
+    let out = dir.join("reference");
+    canopy(&[
+        "run".as_ref(),
+        big9().as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    std::fs::read(out.join("articles.jsonl")).unwrap()
+}
+
+/// How the local server misbehaves.
+#[derive(Clone, Copy)]
+enum Serve {
+    /// Every answer stops after this many bytes of the body (and closes the
+    /// connection), though its `Content-Length` says the whole; ranges are
+    /// honoured.
+    DropEvery(usize),
+    /// The first answer stops half way; a range is answered with the
+    /// whole body again (`200`).
+    NoRanges,
+}
+
+/// Serves `body` at every path but `/missing` on a local port; the number
+/// of requests it answered.
+fn serve(body: Vec<u8>, how: Serve) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&requests);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            count.fetch_add(1, Ordering::SeqCst);
+            let _ = answer(stream, &body, how);
+        }
+    });
+    (base, requests)
+}
+
+fn answer(mut stream: TcpStream, body: &[u8], how: Serve) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut from = 0usize;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+            break;
+        }
+        let lower = header.to_ascii_lowercase();
+        if let Some(range) = lower.strip_prefix("range: bytes=") {
+            from = range.trim().trim_end_matches('-').parse().unwrap_or(0);
+        }
+    }
+    if path == "/missing" {
+        return stream.write_all(
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+    }
+    let (status, from) = match how {
+        Serve::NoRanges => ("200 OK", 0),
+        Serve::DropEvery(_) if from > 0 => ("206 Partial Content", from),
+        Serve::DropEvery(_) => ("200 OK", 0),
+    };
+    let rest = &body[from..];
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/warc\r\nConnection: close\r\n",
+        rest.len()
+    );
+    if from > 0 {
+        head += &format!(
+            "Content-Range: bytes {from}-{}/{}\r\n",
+            body.len() - 1,
+            body.len()
+        );
+    }
+    head += "\r\n";
+    stream.write_all(head.as_bytes())?;
+    let cut = match how {
+        Serve::DropEvery(n) => n.min(rest.len()),
+        Serve::NoRanges => rest.len() / 2,
+    };
+    stream.write_all(&rest[..cut])?;
+    stream.flush()
+    // Dropped here: the connection closes, short of its Content-Length.
+}
+
+#[test]
+fn a_warc_on_standard_input_compressed_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = reference(dir.path());
+    let gz = std::fs::read(big9()).unwrap();
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(gz.as_slice())
+        .read_to_end(&mut plain)
+        .unwrap();
+    let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
+    for (name, bytes) in [("gzip", &gz), ("plain", &plain), ("zstd", &zst)] {
+        let out = dir.path().join(name);
+        let mut child = Command::new(bin())
+            .args(["run", "-", "--out"])
+            .arg(&out)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let bytes = bytes.clone();
+        let feeder = std::thread::spawn(move || stdin.write_all(&bytes));
+        let done = child.wait_with_output().unwrap();
+        feeder.join().unwrap().unwrap();
+        assert_eq!(
+            done.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let got = std::fs::read(out.join("articles.jsonl")).unwrap();
+        assert!(got == expected, "{name}");
+    }
+}
+
+#[test]
+fn an_http_input_resumes_after_every_dropped_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = reference(dir.path());
+    let body = std::fs::read(big9()).unwrap();
+    // Seven drops: more than the retries in a row, but each brings bytes.
+    let (base, requests) = serve(body.clone(), Serve::DropEvery(body.len() / 7 + 1));
+    let url = format!("{base}/big9.warc.gz");
+    let out = dir.path().join("http");
+    canopy(&["run", &url, "--out", out.to_str().unwrap()]);
+    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
+    assert!(got == expected);
+    assert!(
+        requests.load(Ordering::SeqCst) >= 7,
+        "the server dropped every answer"
+    );
+}
+
+#[test]
+fn an_http_input_that_cannot_be_read_is_a_reject_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = std::fs::read(big9()).unwrap();
+    let (base, _) = serve(body, Serve::NoRanges);
+    let out = dir.path().join("out");
+    let output = Command::new(bin())
+        .args([
+            "run",
+            &format!("{base}/missing"),
+            &format!("{base}/norange.warc.gz"),
+        ])
+        .arg(big9())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rejects = jsonl(&out.join("rejects.jsonl"));
+    let reasons: Vec<String> = rejects
+        .iter()
+        .map(|r| format!("{} {}", r["source"]["file"], r["reason"]))
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("/missing") && r.contains("404")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("/norange.warc.gz") && r.contains("does not resume")),
+        "{reasons:?}"
+    );
+    // The local copy is read all the same, and the half the server sent
+    // before it failed to resume is used: no article is lost or doubled.
+    let articles = jsonl(&out.join("articles.jsonl"));
+    let mut urls: Vec<&str> = articles
+        .iter()
+        .map(|a| a["url"].as_str().unwrap())
+        .collect();
+    urls.sort();
+    urls.dedup();
+    assert_eq!(urls.len(), 200);
+}
+
+#[test]
+fn an_input_list_gzipped_with_comments_and_a_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = reference(dir.path());
+    let body = std::fs::read(big9()).unwrap();
+    let (base, _) = serve(body, Serve::DropEvery(usize::MAX));
+    // As warc.paths.gz: paths relative to the base, one a line.
+    let list = dir.path().join("warc.paths.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"# tonight's crawl\n\ncrawl-data/big9.warc.gz\n")
+        .unwrap();
+    std::fs::write(&list, gz.finish().unwrap()).unwrap();
+    let out = dir.path().join("listed");
+    canopy(&[
+        "run",
+        "--input-list",
+        list.to_str().unwrap(),
+        "--input-base",
+        &format!("{base}/"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
+    assert!(got == expected);
+}
+
+#[test]
+fn a_folder_takes_files_by_their_content_when_their_names_say_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = reference(dir.path());
+    let folder = dir.path().join("downloads");
+    std::fs::create_dir(&folder).unwrap();
+    // Named by hash, as some fetchers save them; and a .warc.zst.
+    std::fs::copy(big9(), folder.join("3f9a0c")).unwrap();
+    std::fs::write(folder.join("notes"), "not an input").unwrap();
+    let out = dir.path().join("by-content");
+    canopy(&[
+        "run",
+        folder.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
+    assert!(got == expected);
+
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::read(big9()).unwrap().as_slice())
+        .read_to_end(&mut plain)
+        .unwrap();
+    let zfolder = dir.path().join("zst");
+    std::fs::create_dir(&zfolder).unwrap();
+    std::fs::write(
+        zfolder.join("big9.warc.zst"),
+        zstd::encode_all(plain.as_slice(), 3).unwrap(),
+    )
+    .unwrap();
+    let out = dir.path().join("zst-out");
+    canopy(&[
+        "run",
+        zfolder.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
+    assert!(got == expected);
+}
