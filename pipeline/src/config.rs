@@ -155,8 +155,11 @@ pub struct RunConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    /// Plain text (always written, as `text`)
     Text,
+    /// Clean HTML of the article (`html`)
     Html,
+    /// Markdown of the article (`markdown`)
     Markdown,
 }
 

@@ -48,9 +48,9 @@ pub struct EvalArgs {
     /// Where signifiers come from (default: the config's, "tfidf").
     #[arg(long, value_enum)]
     signifiers: Option<SignifierSource>,
-    /// Output folder (default: target/eval/<corpus name>).
+    /// Output folder for eval.csv and eval.md.
     #[arg(long)]
-    out: Option<PathBuf>,
+    out: PathBuf,
     /// Peer outputs: DIR/<tool>/<id>.txt and DIR/<tool>/timing.json.
     #[arg(long)]
     peers: Option<PathBuf>,
@@ -207,11 +207,6 @@ pub struct Clusters {
     pub checks: HashMap<String, String>,
 }
 
-/// Whether `method` reads the corpus's `feeds/` under `config`.
-fn needs_feeds(config: &Config, method: Method) -> bool {
-    method.uses_feeds() || config.signifiers.source == SignifierSource::Feeds
-}
-
 /// Runs `method` over the corpus in process: the output for each of
 /// `record_ids` (`WARC-Record-ID`s).
 pub fn run_outputs(
@@ -221,7 +216,7 @@ pub fn run_outputs(
     method: Method,
 ) -> anyhow::Result<Outputs> {
     let mut inputs = vec![corpus_warc(dir)?];
-    if needs_feeds(config, method) {
+    if crate::method::needs_feeds(config, method) {
         let feeds = dir.join("feeds");
         anyhow::ensure!(
             feeds.is_dir(),
@@ -587,10 +582,7 @@ fn setup(args: &EvalArgs) -> anyhow::Result<Setup> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "corpus".into());
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("target/eval").join(&name));
+    let out_dir = args.out.clone();
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     let (methods, skipped) = runnable(&corpus, &config, methods);
@@ -612,8 +604,9 @@ fn runnable(corpus: &Path, config: &Config, methods: Vec<Method>) -> (Vec<Method
     if corpus.join("feeds").is_dir() {
         return (methods, String::new());
     }
-    let (run, skip): (Vec<Method>, Vec<Method>) =
-        methods.into_iter().partition(|&m| !needs_feeds(config, m));
+    let (run, skip): (Vec<Method>, Vec<Method>) = methods
+        .into_iter()
+        .partition(|&m| !crate::method::needs_feeds(config, m));
     if skip.is_empty() {
         return (run, String::new());
     }

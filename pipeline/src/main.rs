@@ -123,9 +123,21 @@ pub struct SettingsArgs {
     /// Signifiers kept per page (default 10).
     #[arg(long)]
     top_k: Option<usize>,
-    /// Extraction method: forest, forest-feeds, coverage, or a page-level
-    /// method (docs/algorithms.md).
-    #[arg(long, default_value = "forest")]
+    /// Extraction method (docs/algorithms.md).
+    ///
+    /// Site level (a wrapper per template, the rest by `page`):
+    ///   forest          Forest's structural patterns, tf-idf signifiers (default)
+    ///   forest-feeds    Forest with signifiers from feed items (needs feeds)
+    ///   coverage        wrappers ranked by signifier coverage
+    /// Page level (every page alone):
+    ///   page            Canopy's page-level extractor
+    ///   sigfeed         the feed item's signifiers located in the page (needs feeds)
+    ///   description     the feed item's description (needs feeds)
+    ///   wlr, cnr, wnr, clr   WLR and its variants (word/character, node/line ratios)
+    ///   r4              R4's text-density blocks
+    ///   blockextractor  BlockExtractor's blocks
+    ///   density         text density (Sun et al.)
+    #[arg(long, default_value = "forest", verbatim_doc_comment)]
     method: Method,
     /// Worker threads (default: one per core).
     #[arg(long)]
@@ -381,13 +393,13 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
     match result {
         Ok((out, seconds)) => {
             eprintln!(
-                "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {} wrappers, \
+                "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {}, \
                  {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected{}",
                 out.articles,
                 out.bytes as f64 / 1e6,
                 out.articles as f64 / seconds.max(1e-9),
                 out.clusters,
-                out.wrappers,
+                plural(out.wrappers, "wrapper"),
                 out.by_wrapper,
                 out.articles - out.by_wrapper,
                 out.revisits,
@@ -422,6 +434,15 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
             eprintln!("canopy: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// "1 wrapper", "2 wrappers".
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
     }
 }
 

@@ -93,6 +93,12 @@ impl Method {
     }
 }
 
+/// Whether a run with `method` and `config` takes its signifiers or its
+/// text from feed items: run without any, it would be another method.
+pub fn needs_feeds(config: &crate::config::Config, method: Method) -> bool {
+    method.uses_feeds() || config.signifiers.source == crate::config::SignifierSource::Feeds
+}
+
 impl FromStr for Method {
     type Err = String;
     fn from_str(s: &str) -> Result<Method, String> {

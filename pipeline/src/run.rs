@@ -163,6 +163,19 @@ pub fn run_all(
         &bar,
     )?;
     bar.finish_and_clear();
+    // A method that reads feed items would quietly be another without
+    // them (tf-idf signifiers, or no text): refused instead.
+    if crate::method::needs_feeds(config, method) && rank.feed_items == 0 {
+        anyhow::bail!(
+            "--method {method}{} needs feeds, and the inputs hold none: give feed files \
+             (.rss, .atom, .xml, .json) or WARCs with feed responses",
+            if method.uses_feeds() {
+                ""
+            } else {
+                " with --signifiers feeds"
+            }
+        );
+    }
 
     // One bucket after another, sites in parallel inside each, from this
     // thread (outside the pool), which writes each site's outputs in order
