@@ -8,11 +8,14 @@ each plain, gzipped per record and gzipped whole), runs `canopy run` on it
 alone and checks:
 
 - canopy's own figures add up: its summary's "N records read: A articles,
-  F feeds, V revisits, S skipped, R rejected" has N = A + F + V + S + R,
-  and A and R are the lines of articles.jsonl and rejects.jsonl;
+  F feeds, V revisits, S skipped (D duplicates), R rejected" has N = A + F
+  + V + S + R (S counts the duplicates),
+  and A, D and R are the lines of articles.jsonl, duplicates.jsonl and
+  rejects.jsonl;
 - every record warcio reads (until it gives up, as it does on damaged
   files) is accounted for: an HTML response or resource with a 2xx status
-  and a body is an article or a reject (by WARC-Record-ID), and the other
+  and a body is an article, a duplicate or a reject (by WARC-Record-ID),
+  and the other
   records warcio reads are no more than canopy's feeds, revisits and skips;
 - in the generated files, every good record is an article.
 
@@ -33,7 +36,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 SUMMARY = re.compile(
     r"(\d+) records read: (\d+) articles, (\d+) feeds, (\d+) revisits, "
-    r"(\d+) skipped, (\d+) rejected"
+    r"(\d+) skipped \((\d+) duplicates\), (\d+) rejected"
 )
 WARC_NAMES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 
@@ -47,13 +50,16 @@ def run_canopy(canopy, path, out):
     found = SUMMARY.search(proc.stderr)
     if not found:
         sys.exit(f"{path}: no records line in canopy's summary: {proc.stderr}")
-    records, articles, feeds, revisits, skipped, rejected = map(int, found.groups())
+    records, articles, feeds, revisits, skipped, duplicates, rejected = map(
+        int, found.groups()
+    )
 
     def lines(name):
         with open(os.path.join(out, name), encoding="utf-8") as f:
             return [json.loads(line) for line in f]
 
     got_articles, got_rejects = lines("articles.jsonl"), lines("rejects.jsonl")
+    got_duplicates = lines("duplicates.jsonl")
     problems = []
     if records != articles + feeds + revisits + skipped + rejected:
         problems.append(f"figures do not add up: {found.group(0)}")
@@ -62,11 +68,17 @@ def run_canopy(canopy, path, out):
             f"{articles} articles and {rejected} rejects counted, "
             f"{len(got_articles)} and {len(got_rejects)} written"
         )
+    if duplicates != len(got_duplicates):
+        problems.append(
+            f"{duplicates} duplicates counted, {len(got_duplicates)} listed"
+        )
     arc = path.endswith((".arc", ".arc.gz"))
     key = "url" if arc else "record_id"
-    ids = {a[key] for a in got_articles}
+    # A page left out as a duplicate of another is accounted as the
+    # article it duplicates.
+    ids = {a[key] for a in got_articles} | {d[key] for d in got_duplicates}
     rejected_ids = {r[key] for r in got_rejects if r.get(key)}
-    return problems, ids, rejected_ids, feeds + revisits + skipped
+    return problems, ids, rejected_ids, feeds + revisits + skipped - duplicates
 
 
 def warcio_records(path):

@@ -4,7 +4,7 @@
 #   1. canopy run SHARDS                                  (the reference)
 #   2. scripts/scale-out-local.sh (xargs -P over ranks and buckets)
 #   3. scripts/spark/canopy_spark.py in local[2] mode     (SKIP_SPARK=1 skips it)
-# and the four output files of 2 and 3 must equal those of 1, byte for byte.
+# and the output files of 2 and 3 must equal those of 1, byte for byte.
 # Prints each path's wall time (the overhead figures of docs/scale-out.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,10 @@ shards=${SHARDS:-3} ranks=${RANKS:-3} buckets=${BUCKETS:-16}
 
 python3 scripts/split_warc.py --shards "$shards" --out "$tmp/shards" \
   ../shared/corpora/big9/big9.warc.gz ../shared/corpora/dragnet/dragnet.warc.gz
+# A second copy of the first shard, read by another rank than the first:
+# its pages are duplicates, and which copy is kept must not depend on ranks.
+first=$(ls "$tmp/shards" | head -1)
+cp "$tmp/shards/$first" "$tmp/shards/zz-copy-of-$first"
 
 # Runs a command, accepting exit code 1 (records rejected), and prints its wall time.
 timed() {
@@ -28,10 +32,10 @@ timed() {
 }
 
 same() {
-  for f in articles.jsonl wrappers.jsonl summary.csv rejects.jsonl prior.tsv; do
+  for f in articles.jsonl wrappers.jsonl summary.csv rejects.jsonl duplicates.jsonl prior.tsv; do
     cmp "$tmp/run/$f" "$1/$f" || { echo "FAIL: $1/$f differs from canopy run's"; exit 1; }
   done
-  echo "ok: $(wc -l < "$1/articles.jsonl") articles, $(wc -l < "$1/wrappers.jsonl") wrappers identical to canopy run"
+  echo "ok: $(wc -l < "$1/articles.jsonl") articles, $(wc -l < "$1/wrappers.jsonl") wrappers, $(wc -l < "$1/duplicates.jsonl") duplicates identical to canopy run"
 }
 
 timed "canopy run (2 threads)" "$canopy" run "$tmp/shards" --out "$tmp/run" --threads 2

@@ -20,6 +20,15 @@ pub struct Config {
     pub extract: ExtractConfig,
     pub run: RunConfig,
     pub reuse: ReuseConfig,
+    pub dedup: DedupConfig,
+}
+
+/// Which pages are left out as duplicates (`crate::dedup`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupConfig {
+    /// `exact` or `none` (`--dedup`).
+    pub mode: crate::dedup::DedupMode,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

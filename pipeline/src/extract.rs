@@ -23,6 +23,7 @@ use indicatif::ProgressBar;
 
 use crate::backlog::Backlog;
 use crate::config::Config;
+use crate::dedup::Duplicate;
 use crate::method::Method;
 use crate::reuse::Reuse;
 use crate::site::{process_site, SiteInput, SiteOutput, SiteSettings};
@@ -234,7 +235,19 @@ pub fn extract_bucket(
     );
     let index = canopy_buckets::read_bucket_index(work, bucket, layout.world_size)?;
     let reader = BucketReader::new(work, bucket);
-    let sites: Vec<(String, Vec<Entry>)> = index.into_iter().collect();
+    // Duplicates are left out here, from the index alone: they are never
+    // read for processing, so they count as no page of their site.
+    let mut duplicates: Vec<(String, Vec<Duplicate>)> = Vec::new();
+    let sites: Vec<(String, Vec<Entry>)> = index
+        .into_iter()
+        .map(|(site, entries)| {
+            let (kept, dups) = crate::dedup::select(&entries, settings.dedup);
+            if !dups.is_empty() {
+                duplicates.push((site.clone(), dups));
+            }
+            (site, kept)
+        })
+        .collect();
     progress.inc_length(sites.len() as u64);
 
     let mut rejects = Vec::new();
@@ -325,6 +338,13 @@ pub fn extract_bucket(
         })();
         merged.with_context(ctx)?;
     }
+    write_atomic_as(dir, "duplicates.jsonl", durability, |w| {
+        for (site, dups) in &duplicates {
+            marker.duplicates += crate::dedup::write_listing(&reader, site, dups, w)?;
+        }
+        Ok(())
+    })
+    .with_context(ctx)?;
     crate::run::sort_rejects(&mut rejects);
     write_jsonl_as(dir, "rejects.jsonl", &rejects, durability).with_context(ctx)?;
     write_atomic_as(dir, "prior.tsv", durability, |w| {

@@ -8,6 +8,7 @@
 
 mod backlog;
 mod config;
+mod dedup;
 mod eval;
 mod extract;
 mod fallback;
@@ -149,6 +150,11 @@ pub struct SettingsArgs {
     /// `text` is always written).
     #[arg(long = "format", value_enum, value_delimiter = ',')]
     formats: Vec<config::Format>,
+    /// Duplicates left out: exact (captures of one URL but the latest, pages
+    /// of identical HTML but the first, within a site) or none (default:
+    /// the config's `dedup.mode`, exact).
+    #[arg(long, value_enum)]
+    dedup: Option<dedup::DedupMode>,
 }
 
 impl SettingsArgs {
@@ -162,6 +168,12 @@ impl SettingsArgs {
             self.method,
             &self.formats,
         )
+        .map(|(mut config, method)| {
+            if let Some(mode) = self.dedup {
+                config.dedup.mode = mode;
+            }
+            (config, method)
+        })
     }
 }
 
@@ -394,7 +406,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         Ok((out, seconds)) => {
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {}, \
-                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped, {} rejected{}",
+                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped ({} duplicates), {} rejected{}",
                 out.articles,
                 out.bytes as f64 / 1e6,
                 out.articles as f64 / seconds.max(1e-9),
@@ -403,7 +415,8 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 out.by_wrapper,
                 out.articles - out.by_wrapper,
                 out.revisits,
-                out.skipped,
+                out.all_skipped(),
+                out.duplicates,
                 out.rejects,
                 feed_trust::dropped_note(out.feed_items_foreign),
             );

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use canopy_buckets::{
-    article_key, bucket_out_dir, merge_csv, merge_jsonl, reject_key, wrapper_key,
+    article_key, bucket_out_dir, duplicate_key, merge_csv, merge_jsonl, reject_key, wrapper_key,
 };
 use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::switch::OutputSwitch;
@@ -28,7 +28,12 @@ pub struct RunStats {
     pub clusters: u64,
     pub feeds: u64,
     pub revisits: u64,
+    /// Records skipped on reading (requests, metadata, non-HTML payloads,
+    /// empty bodies).
     pub skipped: u64,
+    /// Pages left out as duplicates (lines of `duplicates.jsonl`): skipped
+    /// records too.
+    pub duplicates: u64,
     /// Lines of `rejects.jsonl`: rejected records, and `wrapper_rejects`.
     pub rejects: u64,
     /// Lines of the saved wrappers file that could not be used.
@@ -40,7 +45,12 @@ pub struct RunStats {
 impl RunStats {
     /// The records whose outcome the counts hold.
     pub fn accounted(&self) -> u64 {
-        self.articles + self.feeds + self.revisits + self.skipped + self.record_rejects()
+        self.articles + self.feeds + self.revisits + self.all_skipped() + self.record_rejects()
+    }
+
+    /// The records skipped: on reading, and as duplicates.
+    pub fn all_skipped(&self) -> u64 {
+        self.skipped + self.duplicates
     }
 
     /// The rejects that are records of the inputs.
@@ -51,12 +61,13 @@ impl RunStats {
     /// The run's figures, for its summary on stderr.
     pub fn records_line(&self) -> String {
         let mut line = format!(
-            "{} records read: {} articles, {} feeds, {} revisits, {} skipped, {} rejected",
+            "{} records read: {} articles, {} feeds, {} revisits, {} skipped ({} duplicates), {} rejected",
             self.records,
             self.articles,
             self.feeds,
             self.revisits,
-            self.skipped,
+            self.all_skipped(),
+            self.duplicates,
             self.record_rejects()
         );
         if self.wrapper_rejects > 0 {
@@ -120,6 +131,7 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
                 stats.clusters += m.clusters;
                 stats.rejects += m.rejects;
                 stats.wrapper_rejects += m.wrapper_rejects;
+                stats.duplicates += m.duplicates;
             }
             None => missing.push(k),
         }
@@ -160,7 +172,7 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         .chain(files("rejects.jsonl"))
         .collect();
     // `articles.jsonl`, most of the bytes, on this thread while another
-    // merges the three smaller files: the end of a run is serial otherwise.
+    // merges the four smaller files: the end of a run is serial otherwise.
     let (articles, others) = std::thread::scope(|scope| {
         let others = scope.spawn(|| -> std::io::Result<()> {
             write_atomic(out, "wrappers.jsonl", |w| {
@@ -171,6 +183,9 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
             })?;
             write_atomic(out, "rejects.jsonl", |w| {
                 merge_jsonl(&rejects, reject_key, w).map(drop)
+            })?;
+            write_atomic(out, "duplicates.jsonl", |w| {
+                merge_jsonl(&files("duplicates.jsonl"), duplicate_key, w).map(drop)
             })
         });
         let articles = write_atomic(out, "articles.jsonl", |w| {
@@ -200,11 +215,12 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
 }
 
 /// The files [`merge`] writes into the output folder.
-pub const OUTPUTS: [&str; 5] = [
+pub const OUTPUTS: [&str; 6] = [
     "articles.jsonl",
     "wrappers.jsonl",
     "summary.csv",
     "rejects.jsonl",
+    "duplicates.jsonl",
     "prior.tsv",
 ];
 

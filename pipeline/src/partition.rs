@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use std::sync::mpsc::{sync_channel, SyncSender};
 
 use anyhow::Context;
-use canopy_buckets::{InputPos, Item, Layout, RankMarker, RankWriter, Record, WorkFingerprint};
+use canopy_buckets::{
+    InputPos, Item, Layout, PageKeys, RankMarker, RankWriter, Record, WorkFingerprint,
+};
 use canopy_ingest::{Event, IngestOptions};
 use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
@@ -144,8 +146,14 @@ enum Decoded {
 }
 
 impl Sequencer {
-    fn records(&mut self, batch: Vec<Read>, options: &IngestOptions) -> Vec<(String, Record)> {
-        let decoded: Vec<(u32, Decoded)> = batch
+    /// The batch's records with their sites, and each page's
+    /// deduplication keys ([`crate::dedup::page_keys`]).
+    fn records(
+        &mut self,
+        batch: Vec<Read>,
+        options: &IngestOptions,
+    ) -> Vec<(String, Record, Option<PageKeys>)> {
+        let decoded: Vec<(u32, Decoded, Option<PageKeys>)> = batch
             .into_par_iter()
             .map(|read| match read {
                 Read::Payload(file, payload) => (
@@ -157,9 +165,16 @@ impl Sequencer {
                 Read::Event(file, event) => (file, Decoded::Event(event)),
                 Read::Feed(file, items) => (file, Decoded::Feed(items)),
             })
+            .map(|(file, decoded)| {
+                let keys = match &decoded {
+                    Decoded::Event(Event::Page(page)) => Some(crate::dedup::page_keys(page)),
+                    _ => None,
+                };
+                (file, decoded, keys)
+            })
             .collect();
         let mut records = Vec::with_capacity(decoded.len());
-        for (file, decoded) in decoded {
+        for (file, decoded, keys) in decoded {
             if file != self.file {
                 (self.file, self.seq) = (file, 0);
             }
@@ -178,7 +193,7 @@ impl Sequencer {
                     match canopy_cluster::page_site(&page.url) {
                         Ok(site) => {
                             self.pages += 1;
-                            records.push((site, self.next(file, Item::Page(page))));
+                            records.push((site, self.next(file, Item::Page(page)), keys));
                         }
                         Err(reason) => self.rejects.push(Reject {
                             source: page.source,
@@ -208,7 +223,7 @@ impl Sequencer {
             for item in items {
                 self.feed_items += 1;
                 let site = canopy_cluster::site_key(&item.url);
-                records.push((site, self.next(file, Item::Feed(item))));
+                records.push((site, self.next(file, Item::Feed(item)), None));
             }
         }
         records
@@ -310,7 +325,7 @@ pub fn partition(
                 ..Sequencer::default()
             };
             for batch in batches {
-                writer.write_batch(sequencer.records(batch, &options))?;
+                writer.write_keyed_batch(sequencer.records(batch, &options))?;
             }
             writer.finish()?;
             Ok(sequencer)

@@ -100,6 +100,9 @@ pub struct SiteSettings {
     /// `forest.validate`: each wrapper is checked against the page-level
     /// path ([`check_wrapper`]).
     pub validate: bool,
+    /// `dedup.mode`: which of a site's pages are left out as duplicates
+    /// before it is processed ([`crate::dedup`]).
+    pub dedup: crate::dedup::DedupMode,
 }
 
 /// The renderings of an article written besides its text (`--format`).
@@ -183,6 +186,7 @@ impl SiteSettings {
             crawl_prior: config.extract.crawl_prior,
             prior_pages: config.extract.prior_pages,
             validate: config.forest.validate,
+            dedup: config.dedup.mode,
         })
     }
 

@@ -96,7 +96,7 @@ fn write_warc(path: &Path, urls: &[&str]) {
             i as u32 + 1,
             url,
             HTML_HEAD,
-            &page(&format!("Page {i}")),
+            &page(&format!("Page {i} at {url}")),
         ));
     }
     std::fs::write(path, out).unwrap();

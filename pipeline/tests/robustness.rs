@@ -70,7 +70,7 @@ fn check_contract(r: &Run, what: &str) {
     want.sort();
     assert_eq!(
         names, want,
-        "{what}: only the five outputs and the marker, no temporary files"
+        "{what}: only the six outputs and the marker, no temporary files"
     );
     assert_eq!(
         success_marker(&r.out),
@@ -80,9 +80,9 @@ fn check_contract(r: &Run, what: &str) {
 }
 
 /// The run's summary says how many records it read and what became of
-/// them ("N records read: A articles, F feeds, V revisits, S skipped, R
-/// rejected"): they add up, and the articles and rejects are the lines
-/// written.
+/// them ("N records read: A articles, F feeds, V revisits, S skipped (D
+/// duplicates), R rejected"): they add up, and the articles, duplicates
+/// and rejects are the lines written.
 fn check_records_line(r: &Run, what: &str) {
     let line = r
         .stderr
@@ -97,7 +97,7 @@ fn check_records_line(r: &Run, what: &str) {
         .filter(|n| !n.is_empty())
         .map(|n| n.parse().unwrap())
         .collect();
-    let [records, articles, feeds, revisits, skipped, rejected] = numbers[..] else {
+    let [records, articles, feeds, revisits, skipped, duplicates, rejected] = numbers[..] else {
         panic!("{what}: {line}");
     };
     assert_eq!(
@@ -107,6 +107,12 @@ fn check_records_line(r: &Run, what: &str) {
     );
     assert_eq!(articles as usize, r.articles().len(), "{what}: {line}");
     assert_eq!(rejected as usize, r.rejects().len(), "{what}: {line}");
+    assert_eq!(
+        duplicates as usize,
+        common::jsonl(&r.out.join("duplicates.jsonl")).len(),
+        "{what}: {line}"
+    );
+    assert!(duplicates <= skipped, "{what}: {line}");
 }
 
 /// `None` when `dir/_SUCCESS` is absent, else whether every file it lists
@@ -731,7 +737,10 @@ fn page_over_its_time_budget_is_rejected_and_the_site_goes_on() {
     let mut warc = response(1, "http://good.example/slow", HTML_HEAD, slow.as_bytes());
     let good_urls: Vec<String> = (1..=3).map(|i| format!("{GOOD_URL}{i}")).collect();
     for (i, url) in good_urls.iter().enumerate() {
-        warc.extend(response(2 + i as u32, url, HTML_HEAD, &good_page()));
+        // Told apart by a comment: pages of identical HTML are duplicates.
+        let mut page = good_page();
+        page.extend(format!("<!-- page {i} -->").bytes());
+        warc.extend(response(2 + i as u32, url, HTML_HEAD, &page));
     }
     std::fs::write(&path, warc).unwrap();
     let config = tmp.path().join("budget.toml");
@@ -1192,6 +1201,7 @@ fn a_name_of_the_set_in_the_way_is_refused_before_any_output_changes() {
             "wrappers.jsonl",
             "summary.csv",
             "rejects.jsonl",
+            "duplicates.jsonl",
             "prior.tsv",
             wet.to_str().unwrap()
         ]

@@ -14,7 +14,7 @@ use canopy_test_support::warc_response;
 mod common;
 
 /// The files of an output set (without `--wet`).
-const SET: [&str; 6] = common::OUTPUT_SET;
+const SET: [&str; 7] = common::OUTPUT_SET;
 
 const HTML_HEAD: &str = "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n";
 

@@ -82,6 +82,10 @@ pub struct BucketMarker {
     /// could not be used: rejects that are no record of the inputs.
     #[serde(default)]
     pub wrapper_rejects: u64,
+    /// Pages left out as duplicates: lines of the bucket's
+    /// `duplicates.jsonl`, counted as skipped records.
+    #[serde(default)]
+    pub duplicates: u64,
     /// The digest of the work folder's fingerprint it was extracted from.
     #[serde(default)]
     pub work: String,

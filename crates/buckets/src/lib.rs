@@ -12,8 +12,10 @@
 //! WORK/rank-RRRRR.done                    marker: W, B, the rank's counts, fingerprint digests
 //! WORK/rejects/rank-RRRRR.jsonl           the rank's rejects, sorted
 //! WORK/bucket-KKKKK/rank-RRRRR.data       records, one LZ4 frame each (`frame.rs`)
-//! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each
-//! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,rejects.jsonl,done.json}
+//! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each,
+//!                                         a page's deduplication keys ([`PageKeys`])
+//! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,rejects.jsonl,
+//!                           duplicates.jsonl,done.json}
 //! ```
 //!
 //! Every file is written to a temporary name and renamed when whole, and a
@@ -35,12 +37,36 @@ pub use layout::{
     read_rank_marker, write_bucket_marker, write_rank_marker, BucketMarker, Layout, LayoutError,
     Partition, RankMarker, BUCKET_MARKER,
 };
-pub use merge::{article_key, merge_csv, merge_jsonl, reject_key, wrapper_key};
+pub use merge::{article_key, duplicate_key, merge_csv, merge_jsonl, reject_key, wrapper_key};
 pub use reader::{read_bucket_index, BucketReader, Entry};
 pub use writer::RankWriter;
 
 use canopy_types::{FeedItem, PageRecord};
 use serde::{Deserialize, Serialize};
+
+/// What exact deduplication compares of a page, written into the bucket
+/// index beside its record, so that `extract` knows a site's duplicates
+/// from the index alone, before it reads a page (`pipeline/src/dedup.rs`
+/// computes them in `partition` and chooses from them in `extract`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageKeys {
+    /// XXH3-128 (seed 0) of the URL's deduplication key
+    /// (`canopy_ingest::dedup_url`), high half first.
+    pub url: [u64; 2],
+    /// `WARC-Date` in microseconds since 1970 (UTC), when it parses as RFC 3339.
+    pub date: Option<i64>,
+    /// XXH3-128 (seed 0) of the decoded HTML, high half first.
+    pub body: [u64; 2],
+}
+
+impl PageKeys {
+    /// XXH3-128 (seed 0) of `bytes` as two halves, high first: a specified
+    /// hash, the same on every machine and build.
+    pub fn hash(bytes: &[u8]) -> [u64; 2] {
+        let h = twox_hash::XxHash3_128::oneshot(bytes);
+        [(h >> 64) as u64, h as u64]
+    }
+}
 
 /// Buckets when `--buckets` is not given, and the most `canopy run` uses.
 pub const DEFAULT_BUCKETS: u32 = 64;
@@ -53,8 +79,8 @@ pub const BUCKET_INPUT_BYTES: u64 = 32 << 20;
 /// Every bucket costs files to create and remove, which on the dev corpora
 /// (13 MB) took a tenth of the run; outputs are the same whatever B is.
 /// The cap bounds the open files and write buffers of `partition` (two
-/// files per bucket); past it, a bucket's index grows by about 100 bytes a
-/// record, and larger crawls are for the scale-out steps with `--buckets`.
+/// files per bucket); past it, a bucket's index grows by about 80 bytes a
+/// record in memory, and larger crawls are for the scale-out steps with `--buckets`.
 pub fn buckets_for(input_bytes: u64) -> u32 {
     let b = input_bytes.div_ceil(BUCKET_INPUT_BYTES);
     b.clamp(1, u64::from(DEFAULT_BUCKETS)) as u32

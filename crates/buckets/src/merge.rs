@@ -260,6 +260,26 @@ pub fn wrapper_key(line: &[u8]) -> serde_json::Result<(String, String, Vec<Strin
     Ok((k.site, k.cluster, k.template))
 }
 
+/// The order of `duplicates.jsonl`: (site, url, file, offset, record_id).
+pub fn duplicate_key(
+    line: &[u8],
+) -> serde_json::Result<(String, String, String, Option<u64>, String)> {
+    #[derive(Deserialize)]
+    struct Source {
+        file: String,
+        offset: Option<u64>,
+    }
+    #[derive(Deserialize)]
+    struct K {
+        site: String,
+        url: String,
+        source: Source,
+        record_id: String,
+    }
+    let k: K = serde_json::from_slice(line)?;
+    Ok((k.site, k.url, k.source.file, k.source.offset, k.record_id))
+}
+
 /// The order of `rejects.jsonl`: (file, offset, record_id, reason).
 pub fn reject_key(
     line: &[u8],

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::{bucket_dir, data_name, rank_name, InputPos, Record};
+use crate::{bucket_dir, data_name, rank_name, InputPos, PageKeys, Record};
 
 /// Where one record of a bucket is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub struct Entry {
     pub feed: bool,
     pub offset: u64,
     pub len: u64,
+    /// A page's deduplication keys (none for a feed item).
+    pub keys: Option<PageKeys>,
 }
 
 #[derive(Deserialize)]
@@ -28,6 +30,8 @@ struct IndexLine {
     feed: bool,
     offset: u64,
     len: u64,
+    #[serde(default)]
+    keys: Option<PageKeys>,
 }
 
 fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
@@ -70,6 +74,7 @@ pub fn read_bucket_index(
                 feed: l.feed,
                 offset: l.offset,
                 len: l.len,
+                keys: l.keys,
             });
         }
     }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tempfile::{NamedTempFile, TempPath};
 
-use crate::{bucket_dir, bucket_of, data_name, rank_name, InputPos, Item, Record};
+use crate::{bucket_dir, bucket_of, data_name, rank_name, InputPos, Item, PageKeys, Record};
 
 /// One line of a bucket's index file: which site a record belongs to and
 /// where its frame sits in the data file.
@@ -21,6 +21,8 @@ struct IndexLine<'a> {
     feed: bool,
     offset: u64,
     len: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys: Option<PageKeys>,
 }
 
 /// The two (temporary) files of one bucket, and their writers while open.
@@ -118,15 +120,37 @@ impl RankWriter {
     /// Spills `records` (each with its site key): encoded in parallel, one
     /// frame per record (`frame.rs`), written in the order given.
     pub fn write_batch(&mut self, records: Vec<(String, Record)>) -> io::Result<()> {
+        self.write_keyed_batch(records.into_iter().map(|(s, r)| (s, r, None)).collect())
+    }
+
+    /// [`RankWriter::write_batch`] with each page's deduplication keys,
+    /// written into the index.
+    pub fn write_keyed_batch(
+        &mut self,
+        records: Vec<(String, Record, Option<PageKeys>)>,
+    ) -> io::Result<()> {
         let compress = self.compress;
-        let frames: Vec<(String, InputPos, bool, io::Result<Vec<u8>>)> = records
+        type Encoded = (
+            String,
+            InputPos,
+            bool,
+            Option<PageKeys>,
+            io::Result<Vec<u8>>,
+        );
+        let frames: Vec<Encoded> = records
             .into_par_iter()
-            .map(|(site, record)| {
+            .map(|(site, record, keys)| {
                 let (pos, feed) = (record.pos, matches!(record.item, Item::Feed(_)));
-                (site, pos, feed, crate::frame::encode(record, compress))
+                (
+                    site,
+                    pos,
+                    feed,
+                    keys,
+                    crate::frame::encode(record, compress),
+                )
             })
             .collect();
-        for (site, pos, feed, frame) in frames {
+        for (site, pos, feed, keys, frame) in frames {
             let frame = frame?;
             let bucket = bucket_of(&site, self.buckets);
             let file = self.open(bucket)?;
@@ -136,6 +160,7 @@ impl RankWriter {
                 feed,
                 offset: file.offset,
                 len: frame.len() as u64,
+                keys,
             };
             let open = file.open.as_mut().expect("open() opens it");
             open.data.write_all(&frame)?;

@@ -24,7 +24,9 @@
 //! - [`parse_feed`] and [`read_feed_file`] turn RSS 0.9x/1.0/2.0, Atom and
 //!   JSON Feed documents into [`FeedItem`]s with plain-text titles and
 //!   descriptions and absolute links.
-//! - [`normalize_url`] is the normalisation used to join feed items to pages.
+//! - [`normalize_url`] is the normalisation used to join feed items to pages;
+//!   [`dedup_url`] is it without [`TRACKING_PARAMS`], the key under which
+//!   two captures are one URL for deduplication.
 //!
 //! Nothing here panics on input: malformed data becomes a [`Reject`] or an
 //! `Err`.
@@ -46,7 +48,7 @@ pub use canopy_types::{FeedItem, PageRecord, Reject, SourceRef};
 pub use charset::decode_html;
 pub use feed::{parse_feed, parse_feed_within, read_feed_file, FeedError};
 pub use remote::{fetch, is_remote, HttpBody, RemoteOptions};
-pub use url_norm::normalize_url;
+pub use url_norm::{dedup_url, normalize_url, TRACKING_PARAMS};
 pub use warc::{
     read_warc, read_warc_bytes, read_warc_split, read_warc_stream_split, sniff, Item, Payload,
     Sniffed,

@@ -1,6 +1,52 @@
-//! URL normalisation used to join feed items to pages.
+//! URL normalisation used to join feed items to pages, and the key under
+//! which two captures are the same URL for deduplication.
 
 use url::Url;
+
+/// Query parameters that only say where a click came from, dropped from
+/// the deduplication key ([`dedup_url`]): a name ending in `*` is a prefix.
+/// Google Analytics campaign tags (`utm_source`, `utm_medium`…), the click
+/// ids of Facebook, Google Ads, DoubleClick and Microsoft Ads, and
+/// Mailchimp's campaign and member ids. Compared ASCII case-insensitively.
+pub const TRACKING_PARAMS: &[&str] = &[
+    "utm_*", "fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid",
+];
+
+/// Whether a query parameter name is one of [`TRACKING_PARAMS`].
+fn is_tracking(name: &str) -> bool {
+    TRACKING_PARAMS.iter().any(|t| match t.strip_suffix('*') {
+        Some(prefix) => name
+            .get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix)),
+        None => name.eq_ignore_ascii_case(t),
+    })
+}
+
+/// The key under which two captures are one URL for deduplication:
+/// [`normalize_url`], then the [`TRACKING_PARAMS`] removed from the query
+/// (the other parameters keep their order and their bytes; a query left
+/// empty goes with its `?`). Scheme, host (`www.` included) and the rest of
+/// the query still tell URLs apart.
+pub fn dedup_url(u: &str) -> String {
+    let normal = normalize_url(u);
+    let Some((base, query)) = normal.split_once('?') else {
+        return normal;
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| {
+            let name = pair.split_once('=').map_or(*pair, |(n, _)| n);
+            !is_tracking(name)
+        })
+        .collect();
+    if kept.len() == query.split('&').count() {
+        return normal;
+    }
+    if kept.iter().all(|p| p.is_empty()) {
+        return base.to_string();
+    }
+    format!("{base}?{}", kept.join("&"))
+}
 
 /// Normalises a URL for joining feed items to pages.
 ///
@@ -25,7 +71,32 @@ pub fn normalize_url(u: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::normalize_url;
+    use super::{dedup_url, normalize_url};
+
+    #[test]
+    fn the_dedup_key_drops_tracking_parameters_only() {
+        assert_eq!(
+            dedup_url("http://Example.com/a/?utm_source=x&id=3&UTM_Medium=y#top"),
+            "http://example.com/a?id=3"
+        );
+        assert_eq!(
+            dedup_url("http://example.com/a?fbclid=1&gclid=2"),
+            "http://example.com/a"
+        );
+        assert_eq!(
+            dedup_url("http://example.com/a?id=3&utm=1&x"),
+            "http://example.com/a?id=3&utm=1&x"
+        );
+        assert_eq!(
+            dedup_url("https://example.com/a?utm_source=x"),
+            "https://example.com/a"
+        );
+        assert_ne!(
+            dedup_url("http://www.example.com/a"),
+            dedup_url("http://example.com/a")
+        );
+        assert_eq!(dedup_url(" not a url "), "not a url");
+    }
 
     #[test]
     fn lowercases_scheme_and_host() {

@@ -73,11 +73,16 @@ pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
 /// head (`\n` line ends, turned into CRLF), a blank line, then `body`. The
 /// record id ends with `id`; the date is fixed.
 pub fn warc_response(id: u32, uri: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
+    warc_response_at(id, uri, "2024-01-01T00:00:00Z", http_head, body)
+}
+
+/// [`warc_response`] with `date` as its `WARC-Date`.
+pub fn warc_response_at(id: u32, uri: &str, date: &str, http_head: &str, body: &[u8]) -> Vec<u8> {
     let mut http = http_head.replace('\n', "\r\n").into_bytes();
     http.extend_from_slice(b"\r\n");
     http.extend_from_slice(body);
     let mut rec = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n\
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nWARC-Date: {date}\r\n\
          WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\n\
          Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
         http.len()

@@ -13,11 +13,12 @@ pub use canopy_test_support::{corpora, corpus_file, jsonl, manifest};
 
 /// The files of a run's output set (without `--wet`), in the order
 /// `canopy run` documents them.
-pub const OUTPUT_SET: [&str; 6] = [
+pub const OUTPUT_SET: [&str; 7] = [
     "articles.jsonl",
     "wrappers.jsonl",
     "summary.csv",
     "rejects.jsonl",
+    "duplicates.jsonl",
     "prior.tsv",
     "_SUCCESS",
 ];
