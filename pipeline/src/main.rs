@@ -74,6 +74,13 @@ enum Command {
     Extract(extract::ExtractArgs),
     /// Scale-out step 3: merge the buckets' outputs into the files `run` writes.
     Merge(merge::MergeArgs),
+    /// Print a shell completion script (e.g. `canopy completions bash > /etc/bash_completion.d/canopy`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; `canopy man | man -l -`).
+    Man,
 }
 
 #[derive(Subcommand)]
@@ -477,5 +484,21 @@ fn main() -> ExitCode {
         Command::Partition(args) => partition::command(args),
         Command::Extract(args) => extract::command(args),
         Command::Merge(args) => merge::command(args),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "canopy", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            let command = <Cli as clap::CommandFactory>::command();
+            match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("canopy: cannot write the manual page: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
     }
 }

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::inputs::Inputs;
-use crate::run::{progress_bar, sort_rejects};
+use crate::run::sort_rejects;
 
 /// Records are encoded in parallel batches of about this many bytes of
 /// HTML. Bounded memory: the batch being filled, one queued and the one
@@ -401,8 +401,15 @@ fn read_files(
         .enumerate()
         .filter(|(i, _)| *i as u64 % u64::from(layout.world_size) == u64::from(rank))
         .collect();
-    progress.set_length(mine.len() as u64);
-    for (index, file) in mine {
+    // In bytes of the local files (a stream's size is not known before
+    // it is read): the bar moves with each record's offset in its file.
+    let sizes: Vec<u64> = mine
+        .iter()
+        .map(|(_, f)| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .collect();
+    progress.set_length(sizes.iter().sum());
+    let mut done = 0u64;
+    for ((index, file), size) in mine.into_iter().zip(sizes) {
         let index = index as u32;
         let name = file.display().to_string();
         progress.set_message(name.clone());
@@ -418,13 +425,17 @@ fn read_files(
                 Ok(items) => spill.push(Read::Feed(index, items))?,
                 Err(reject) => rejects.push(reject),
             }
-            progress.inc(1);
+            done += size;
+            progress.set_position(done);
             continue;
         }
         let mut spill_error = None;
-        let mut on_item = |item| {
+        let mut on_item = |item: canopy_ingest::Item| {
             if spill_error.is_some() {
                 return;
+            }
+            if let Some(offset) = item.offset() {
+                progress.set_position(done + offset.min(size));
             }
             let read = match item {
                 canopy_ingest::Item::Payload(payload) => Read::Payload(index, payload),
@@ -465,7 +476,8 @@ fn read_files(
                 });
             }
         }
-        progress.inc(1);
+        done += size;
+        progress.set_position(done);
     }
     Ok(rejects)
 }
@@ -516,7 +528,7 @@ pub fn command(args: PartitionArgs) -> ExitCode {
     let result = entries
         .and_then(|e| crate::inputs::expand(&e))
         .and_then(|inputs| {
-            let bar = progress_bar(0, "partitioning");
+            let bar = crate::run::bytes_bar("partitioning");
             let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, &config);
             let r = partition(
                 &inputs,

@@ -78,6 +78,18 @@ pub fn progress_bar(len: u64, what: &str) -> ProgressBar {
     bar
 }
 
+/// A progress bar in bytes, with the rate and the time left, on stderr
+/// (hidden when stderr is not a terminal).
+pub fn bytes_bar(what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} ETA {{eta}} {{wide_msg}}"
+    )) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// Runs the whole pipeline into `out_dir` (the folder a run's new outputs
 /// are written into before the switch, `canopy_output::switch`) through
 /// the work folder `work` (default: a temporary folder inside `out_dir`,
@@ -151,7 +163,7 @@ pub fn run_all(
     if !scratch {
         reuse_or_start_over(work, &fingerprint)?;
     }
-    let bar = progress_bar(0, "reading");
+    let bar = bytes_bar("reading");
     let (rank, _) = crate::partition::partition(
         &inputs,
         &fingerprint,

@@ -95,23 +95,3 @@ fn formats_standard_input_and_a_page_without_an_article() {
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");
 }
-
-/// A method that reads feed items refuses a crawl without feeds (exit 2)
-/// instead of quietly being another method.
-#[test]
-fn methods_that_need_feeds_refuse_inputs_without_any() {
-    let dir = tempfile::tempdir().unwrap();
-    for extra in [&["--method", "sigfeed"][..], &["--signifiers", "feeds"][..]] {
-        let out = Command::new(bin())
-            .arg("run")
-            .arg(corpus_file("big9/big9.warc.gz"))
-            .arg("--out")
-            .arg(dir.path().join("out"))
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{extra:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("needs feeds"), "{err}");
-    }
-}

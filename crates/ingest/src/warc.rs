@@ -533,6 +533,20 @@ pub struct Payload {
     body: Vec<u8>,
 }
 
+impl Item {
+    /// Where the item's record starts in its file (compressed bytes for a
+    /// file of gzip members), when known: how far the reading has got.
+    pub fn offset(&self) -> Option<u64> {
+        let source = match self {
+            Item::Payload(p) => &p.info.source,
+            Item::Event(Event::Page(page)) => &page.source,
+            Item::Event(Event::Feed { source, .. }) => source,
+            Item::Event(Event::Reject(reject)) => &reject.source,
+        };
+        source.offset
+    }
+}
+
 impl Payload {
     /// The stored payload's size in bytes.
     pub fn len(&self) -> usize {
