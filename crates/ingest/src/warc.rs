@@ -417,6 +417,7 @@ impl Ctx<'_> {
                 .map(|v| v.trim().to_string())
         };
         let content_type = get("Content-Type");
+        let content_language = get("Content-Language").filter(|v| !v.is_empty());
         let transfer = get("Transfer-Encoding");
         let coding = get("Content-Encoding");
         if status.is_none() {
@@ -427,7 +428,11 @@ impl Ctx<'_> {
             info,
             content_type,
             status,
-            Some((transfer, coding)),
+            Some(HttpFields {
+                transfer,
+                coding,
+                content_language,
+            }),
             stats,
         )
     }
@@ -440,7 +445,7 @@ impl Ctx<'_> {
         info: RecordInfo,
         content_type: Option<String>,
         status: Option<u16>,
-        codings: Option<(Option<String>, Option<String>)>,
+        http: Option<HttpFields>,
         stats: &mut WarcStats,
     ) -> Option<Item> {
         if !http::may_be_wanted(content_type.as_deref()) {
@@ -483,13 +488,18 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        let (transfer, coding) = codings.unwrap_or_default();
+        let HttpFields {
+            transfer,
+            coding,
+            content_language,
+        } = http.unwrap_or_default();
         Some(Item::Payload(Payload {
             info,
             content_type,
             status,
             transfer,
             coding,
+            content_language,
             body: raw,
         }))
     }
@@ -514,7 +524,18 @@ pub struct Payload {
     status: Option<u16>,
     transfer: Option<String>,
     coding: Option<String>,
+    content_language: Option<String>,
     body: Vec<u8>,
+}
+
+/// The HTTP headers of a response that its payload's decoding and its
+/// page record need besides `Content-Type`.
+#[derive(Debug, Default)]
+struct HttpFields {
+    transfer: Option<String>,
+    coding: Option<String>,
+    /// `Content-Language`, carried to the page record as sent.
+    content_language: Option<String>,
 }
 
 impl Payload {
@@ -537,6 +558,7 @@ impl Payload {
             status,
             transfer,
             coding,
+            content_language,
             body,
         } = self;
         let content_type = content_type.as_deref();
@@ -627,6 +649,7 @@ impl Payload {
                     status,
                     charset: charset.to_string(),
                     date: info.date,
+                    content_language,
                     html,
                 }))
             }
