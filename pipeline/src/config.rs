@@ -158,6 +158,29 @@ pub struct RunConfig {
     pub max_resident_pages: usize,
     /// Renderings of each article in `articles.jsonl` (`text` is always written).
     pub formats: Vec<Format>,
+    /// ISO 639-1 codes (and `und`) of the articles written; empty: all.
+    /// `--lang` overrides. Normalised by [`Config::load`].
+    pub languages: Vec<String>,
+}
+
+/// `languages` as ISO 639-1 codes (`"DE-ch"` → `de`; `und` stays),
+/// sorted, without repeats; an error names a value that is no language.
+pub fn normalise_languages(languages: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut codes = languages
+        .iter()
+        .map(|l| {
+            let l = l.trim();
+            if l.eq_ignore_ascii_case("und") {
+                return Ok("und");
+            }
+            canopy_signifiers::declared_code(l).ok_or_else(|| {
+                anyhow::anyhow!("language {l:?} is not an ISO 639-1 code (or `und`)")
+            })
+        })
+        .collect::<anyhow::Result<Vec<&str>>>()?;
+    codes.sort_unstable();
+    codes.dedup();
+    Ok(codes.into_iter().map(str::to_string).collect())
 }
 
 /// A rendering of the article (`--format`).
@@ -191,6 +214,9 @@ impl Config {
         if config.signifiers.top_k == 0 || config.signifiers.top_k > 64 {
             anyhow::bail!("signifiers.top_k must be between 1 and 64");
         }
+        let mut config = config;
+        config.run.languages =
+            normalise_languages(&config.run.languages).context("run.languages")?;
         Ok(config)
     }
 }
@@ -221,5 +247,25 @@ mod tests {
         assert_eq!((c.signifiers.top_k, c.dom.max_depth), (5, 512));
         std::fs::write(&f, "[signifiers]\ntop_kk = 5\n").unwrap();
         assert!(Config::load(Some(&f)).is_err());
+    }
+
+    #[test]
+    fn languages_are_normalised_and_checked() {
+        assert!(Config::load(None).unwrap().run.languages.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.toml");
+        std::fs::write(
+            &f,
+            "[run]\nlanguages = [\"FR\", \"de-CH\", \"und\", \"de\"]\n",
+        )
+        .unwrap();
+        let c = Config::load(Some(&f)).unwrap();
+        assert_eq!(c.run.languages, ["de", "fr", "und"]);
+        std::fs::write(&f, "[run]\nlanguages = [\"german\"]\n").unwrap();
+        let e = Config::load(Some(&f)).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("\"german\" is not an ISO 639-1 code"),
+            "{e:#}"
+        );
     }
 }

@@ -447,6 +447,9 @@ fn extract_sites(
                     }
                     marker.clusters += out.summary.len() as u64;
                     rejects.extend(out.rejects);
+                    for (lang, n) in out.lang_filtered {
+                        *marker.lang_filtered.entry(lang).or_default() += n;
+                    }
                     prior.add(&out.evidence.counts());
                     Ok(())
                 };
@@ -537,14 +540,15 @@ pub fn command(args: ExtractArgs) -> ExitCode {
     match result {
         Ok((m, already)) => {
             eprintln!(
-                "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper",
+                "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper{}",
                 m.bucket,
                 if already { " was already done" } else { "" },
                 m.sites,
                 m.articles,
                 m.clusters,
                 m.wrappers,
-                m.by_wrapper
+                m.by_wrapper,
+                crate::merge::lang_filtered_note(&m.lang_filtered),
             );
             ExitCode::SUCCESS
         }

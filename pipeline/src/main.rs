@@ -162,25 +162,33 @@ pub struct SettingsArgs {
     /// the config's `dedup.mode`, exact).
     #[arg(long, value_enum)]
     dedup: Option<dedup::DedupMode>,
+    /// Write only the articles in these languages: ISO 639-1 codes, `und`
+    /// for pages of no known language (comma-separated or repeated;
+    /// `run.languages`). The others are counted, not written; their pages
+    /// still take part in learning wrappers.
+    #[arg(long = "lang", value_delimiter = ',')]
+    languages: Vec<String>,
 }
 
 impl SettingsArgs {
     /// The config file overlaid with these flags.
     pub fn resolve(&self) -> anyhow::Result<(Config, Method)> {
-        resolve_settings(
+        let (mut config, method) = resolve_settings(
             self.config.as_deref(),
             self.signifiers,
             self.top_k,
             self.threads,
             self.method,
             &self.formats,
-        )
-        .map(|(mut config, method)| {
-            if let Some(mode) = self.dedup {
-                config.dedup.mode = mode;
-            }
-            (config, method)
-        })
+        )?;
+        if let Some(mode) = self.dedup {
+            config.dedup.mode = mode;
+        }
+        if !self.languages.is_empty() {
+            config.run.languages =
+                config::normalise_languages(&self.languages).context("--lang")?;
+        }
+        Ok((config, method))
     }
 }
 
@@ -413,7 +421,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
         Ok((out, seconds)) => {
             eprintln!(
                 "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {}, \
-                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped ({} duplicates), {} rejected{}",
+                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped ({} duplicates), {} rejected{}{}",
                 out.articles,
                 out.bytes as f64 / 1e6,
                 out.articles as f64 / seconds.max(1e-9),
@@ -425,6 +433,7 @@ fn run(args: RunArgs, learn: bool) -> ExitCode {
                 out.all_skipped(),
                 out.duplicates,
                 out.rejects,
+                merge::lang_filtered_note(&out.lang_filtered),
                 feed_trust::dropped_note(out.feed_items_foreign),
             );
             eprintln!("canopy: {}", out.records_line());

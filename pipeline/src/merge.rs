@@ -4,6 +4,7 @@
 //! into a new folder that [`mark_complete`] ends with `_SUCCESS` and
 //! `canopy_output::switch` puts in place of the output folder in one step.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -40,12 +41,33 @@ pub struct RunStats {
     pub wrapper_rejects: u64,
     /// Feed items dropped for speaking for another site than their feed's.
     pub feed_items_foreign: u64,
+    /// Pages whose article was left out for its language
+    /// (`run.languages`, `--lang`), by language code.
+    pub lang_filtered: BTreeMap<String, u64>,
+}
+
+/// `", N left out by language (zh 38, ja 2)"` for the articles left out
+/// by `run.languages` (`--lang`), most first; empty when none were.
+pub fn lang_filtered_note(filtered: &BTreeMap<String, u64>) -> String {
+    let total: u64 = filtered.values().sum();
+    if total == 0 {
+        return String::new();
+    }
+    let mut by_count: Vec<(&String, &u64)> = filtered.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let each: Vec<String> = by_count.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    format!(", {total} left out by language ({})", each.join(", "))
 }
 
 impl RunStats {
     /// The records whose outcome the counts hold.
     pub fn accounted(&self) -> u64 {
-        self.articles + self.feeds + self.revisits + self.all_skipped() + self.record_rejects()
+        self.articles
+            + self.feeds
+            + self.revisits
+            + self.all_skipped()
+            + self.record_rejects()
+            + self.lang_filtered.values().sum::<u64>()
     }
 
     /// The records skipped: on reading, and as duplicates.
@@ -70,6 +92,7 @@ impl RunStats {
             self.duplicates,
             self.record_rejects()
         );
+        line += &lang_filtered_note(&self.lang_filtered);
         if self.wrapper_rejects > 0 {
             line += &format!(
                 "; {} lines of the saved wrappers rejected",
@@ -132,6 +155,9 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
                 stats.rejects += m.rejects;
                 stats.wrapper_rejects += m.wrapper_rejects;
                 stats.duplicates += m.duplicates;
+                for (lang, n) in m.lang_filtered {
+                    *stats.lang_filtered.entry(lang).or_default() += n;
+                }
             }
             None => missing.push(k),
         }

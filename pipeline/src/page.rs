@@ -101,6 +101,7 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
         status: None,
         charset: charset.to_string(),
         date: None,
+        content_language: None,
         html,
     };
     let settings = SiteSettings::new(&config, method)?;

@@ -4,10 +4,14 @@
 //! ```text
 //! page    = content length (u32 LE) ‖ LZ4 block of content
 //! content = record length (u32 LE) ‖ record ‖ language (u8)
-//!           ‖ parse time (u64 LE, nanoseconds) ‖ document
+//!           ‖ declared length (u8) ‖ declared ‖ parse time (u64 LE, nanoseconds)
+//!           ‖ document
 //! ```
 //!
-//! `record` is the page's record without its HTML, as JSON; `document` is
+//! `record` is the page's record without its HTML, as JSON; `language` the
+//! index of its analysis language in `Language::ALL`; `declared` the
+//! ISO 639-1 code of its declared language in ASCII (empty: none);
+//! `document` is
 //! [`Document::encode`]. Reading a page back (LZ4 and decoding) takes ≈ 6 %
 //! of the time parsing its HTML again would, and LZ4 shrinks the DOM's
 //! bytes to a quarter of the HTML's (docs/performance.md, "Memory";
@@ -18,7 +22,7 @@ use std::io;
 use std::time::Duration;
 
 use canopy_dom::Document;
-use canopy_signifiers::Language;
+use canopy_signifiers::{Language, PageLanguage};
 use canopy_types::{FeedItem, PageRecord};
 
 use crate::pages::Page;
@@ -32,9 +36,12 @@ pub fn encode(page: &Page<'_>) -> io::Result<Vec<u8>> {
     content.extend_from_slice(&record);
     let language = Language::ALL
         .iter()
-        .position(|&l| l == page.lang)
+        .position(|&l| l == page.lang.analysis)
         .expect("every language is in Language::ALL");
     content.push(language as u8);
+    let code = page.lang.declared.unwrap_or_default();
+    content.push(code.len() as u8);
+    content.extend_from_slice(code.as_bytes());
     let nanos = u64::try_from(page.spent.as_nanos()).unwrap_or(u64::MAX);
     content.extend_from_slice(&nanos.to_le_bytes());
     page.doc.encode(&mut content);
@@ -53,9 +60,21 @@ pub fn decode<'f>(bytes: &[u8], feeds: &'f HashMap<String, FeedItem>) -> io::Res
     let (record, rest) = split(rest, u32_le(len) as usize)?;
     let record: PageRecord = serde_json::from_slice(record)?;
     let (language, rest) = split(rest, 1)?;
-    let lang = *Language::ALL
+    let analysis = *Language::ALL
         .get(usize::from(language[0]))
         .ok_or_else(|| invalid("unknown language"))?;
+    let (len, rest) = split(rest, 1)?;
+    let (declared, rest) = split(rest, usize::from(len[0]))?;
+    let declared = match declared {
+        [] => None,
+        code => Some(
+            std::str::from_utf8(code)
+                .ok()
+                .and_then(canopy_signifiers::declared_code)
+                .ok_or_else(|| invalid("unknown language code"))?,
+        ),
+    };
+    let lang = PageLanguage { analysis, declared };
     let (nanos, document) = split(rest, 8)?;
     let spent = Duration::from_nanos(u64::from_le_bytes(nanos.try_into().expect("8 bytes")));
     let doc = Document::decode(document).map_err(invalid)?;
@@ -102,13 +121,17 @@ mod tests {
             status: Some(200),
             charset: "UTF-8".into(),
             date: Some("2026-11-25T00:00:00Z".into()),
+            content_language: Some("de-CH".into()),
             html: String::new(),
         };
         let doc = Document::parse(&html, &DomOptions::default());
         Page::new(
             record,
             doc,
-            Language::German,
+            PageLanguage {
+                analysis: Language::German,
+                declared: Some("de"),
+            },
             Duration::from_micros(1234),
             feeds,
         )

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use canopy_buckets::{BucketReader, Entry, Item, Record};
 use canopy_cluster::{evenly_spaced, Signature};
 use canopy_dom::{Deadline, Document};
-use canopy_signifiers::{detect_language, Language};
+use canopy_signifiers::{page_language, PageLanguage};
 use canopy_types::{FeedItem, PageRecord, Reject};
 
 use crate::backlog::Backlog;
@@ -35,7 +35,9 @@ pub struct Page<'f> {
     /// Its record, without the HTML (freed once parsed).
     pub record: PageRecord,
     pub doc: Document,
-    pub lang: Language,
+    /// The language its terms are analysed in, and the one its article
+    /// reports.
+    pub lang: PageLanguage,
     pub feed: Option<&'f FeedItem>,
     /// Time spent on this page so far (its parse); its extraction gets
     /// what is left of the page budget.
@@ -48,7 +50,7 @@ impl<'f> Page<'f> {
     pub fn new(
         record: PageRecord,
         doc: Document,
-        lang: Language,
+        lang: PageLanguage,
         spent: Duration,
         feeds: &'f HashMap<String, FeedItem>,
     ) -> Page<'f> {
@@ -321,6 +323,10 @@ fn parse<'f>(
         .flat_map(|(_, t)| t.chars())
         .take(2000)
         .collect();
-    let lang = detect_language(doc.lang(), &sample);
+    let declared = [
+        doc.http_equiv("content-language"),
+        record.content_language.as_deref(),
+    ];
+    let lang = page_language(doc.lang(), &declared, &sample);
     Ok(Page::new(record, doc, lang, start.elapsed(), feeds))
 }

@@ -177,7 +177,7 @@ pub fn run_all(
     bar.finish_and_clear();
     // A method that reads feed items would quietly be another without
     // them (tf-idf signifiers, or no text): refused instead.
-    if crate::method::needs_feeds(config, method) && rank.feed_items == 0 {
+    if crate::method::needs_feeds(config, method) && rank.feeds == 0 {
         anyhow::bail!(
             "--method {method}{} needs feeds, and the inputs hold none: give feed files \
              (.rss, .atom, .xml, .json) or WARCs with feed responses",

@@ -9,7 +9,7 @@
 //! them ([`SitePages`]), and its articles wait in another
 //! ([`ArticleSpill`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,7 +27,9 @@ use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
-use canopy_signifiers::{top_k_tfidf, top_k_tfidf_among, Analyzer, Language, Stems, TermId};
+use canopy_signifiers::{
+    top_k_tfidf, top_k_tfidf_among, Analyzer, Language, PageLanguage, Stems, TermId,
+};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 
 mod check;
@@ -56,6 +58,8 @@ pub struct SiteOutput {
     /// What the site's wrappers show about the names of article blocks
     /// (the page-level extractor's prior, learned from the crawl).
     pub evidence: SiteEvidence,
+    /// Articles left out for their language (`run.languages`), by code.
+    pub lang_filtered: BTreeMap<String, u64>,
 }
 
 /// The settings a site run needs, resolved once.
@@ -103,6 +107,10 @@ pub struct SiteSettings {
     /// `dedup.mode`: which of a site's pages are left out as duplicates
     /// before it is processed ([`crate::dedup`]).
     pub dedup: crate::dedup::DedupMode,
+    /// `run.languages`: the languages of the articles written (empty: all).
+    /// Pages of other languages are clustered, learned from and extracted
+    /// like any other; only their articles are left out, and counted.
+    pub languages: Vec<String>,
 }
 
 /// The renderings of an article written besides its text (`--format`).
@@ -187,7 +195,35 @@ impl SiteSettings {
             prior_pages: config.extract.prior_pages,
             validate: config.forest.validate,
             dedup: config.dedup.mode,
+            languages: config.run.languages.clone(),
         })
+    }
+
+    /// Whether an article in language `lang` is written (`run.languages`).
+    fn keeps_language(&self, lang: &str) -> bool {
+        self.languages.is_empty() || self.languages.iter().any(|l| l == lang)
+    }
+
+    /// Gives the article of a page in `lang` its `lang` (its ISO 639-1
+    /// code, [`PageLanguage::of_text`], `und` when nothing is known) and
+    /// hands it to `articles` when that language is kept, else counts it in
+    /// `filtered`. Only the articles a run writes are detected: the
+    /// page-level articles a wrapper's check compares, or a fallback that
+    /// loses to the wrapper, never are.
+    fn emit(
+        &self,
+        mut article: Article,
+        lang: PageLanguage,
+        articles: &mut ArticleSink<'_>,
+        filtered: &mut BTreeMap<String, u64>,
+    ) -> std::io::Result<()> {
+        article.lang = lang.of_text(&article.text).unwrap_or("und").to_string();
+        if self.keeps_language(&article.lang) {
+            articles.push(article)
+        } else {
+            *filtered.entry(article.lang).or_default() += 1;
+            Ok(())
+        }
     }
 
     /// Whether a site of `pages` pages is held parsed whole.
@@ -334,14 +370,14 @@ fn page_level_site(
                 settings.budget_reject(&page.record, "during extraction"),
             ))
         } else {
-            Ok(article)
+            Ok((article, page.lang))
         }
     };
     pages.visit(all, extract, |article| {
         match article {
-            Ok(article) => {
+            Ok((article, lang)) => {
                 served += 1;
-                articles.push(article)?;
+                settings.emit(article, lang, &mut articles, &mut out.lang_filtered)?;
             }
             Err(reject) => out.rejects.push(*reject),
         }
@@ -402,6 +438,9 @@ fn clustered_site(
         out.summary.extend(part.summary);
         out.rejects.extend(part.rejects);
         out.evidence.merge(part.evidence);
+        for (lang, n) in part.lang_filtered {
+            *out.lang_filtered.entry(lang).or_default() += n;
+        }
         claimed.extend(reused);
     }
     // The site's other saved wrappers go on unchanged (docs/wrappers.md).
@@ -683,13 +722,13 @@ fn process_cluster(
             evidence.merge(seen);
         }
         match article {
-            Ok((article, by_wrapper)) => {
+            Ok((article, by_wrapper, lang)) => {
                 if by_wrapper {
                     served += 1;
                 } else {
                     fallbacks += 1;
                 }
-                articles.push(article)?;
+                settings.emit(article, lang, &mut articles, &mut out.lang_filtered)?;
             }
             Err(reject) => out.rejects.push(*reject),
         }
@@ -759,8 +798,9 @@ fn process_cluster(
     Ok(chosen.claimed)
 }
 
-/// A page's article and whether the wrapper served it, or its reject.
-type PageArticle = Result<(Article, bool), Box<Reject>>;
+/// A page's article (its `lang` not yet set, [`SiteSettings::emit`]),
+/// whether the wrapper served it and the page's language, or its reject.
+type PageArticle = Result<(Article, bool, PageLanguage), Box<Reject>>;
 
 /// A page's article by the cluster's wrapper, or by the fallback where
 /// the wrapper selects nothing; with the length of the wrapper's text, for
@@ -821,7 +861,7 @@ fn extract_page(
             );
             over_budget()?;
             if text.is_empty() || serve.is_typical(article.text.chars().count()) {
-                return Ok((article, false));
+                return Ok((article, false, page.lang));
             }
         }
         let title = article_title(page, site, titles);
@@ -834,7 +874,6 @@ fn extract_page(
             wrapper: wrapper.and_then(Wrapper::xpath_portable),
             text: with_title(&title, &text, settings.clean.title_lead),
             title,
-            lang: page.lang.code().to_string(),
             ..Article::default()
         };
         add_metadata(&mut article, page, &nodes, settings.clean.title_lead);
@@ -846,7 +885,7 @@ fn extract_page(
             &settings.clean,
             settings.render,
         );
-        Ok((article, true))
+        Ok((article, true, page.lang))
     });
     (chars, article, evidence)
 }
@@ -872,7 +911,7 @@ fn learn(
             let mut buf: Vec<TermId> = Vec::new();
             let mut terms = NodeTerms::build(&p.doc, |text, out| {
                 buf.clear();
-                thread_analyzer.analyze(text, p.lang, &mut buf);
+                thread_analyzer.analyze(text, p.lang.analysis, &mut buf);
                 out.extend(buf.iter().map(|t| t.0));
             });
             let stems = thread_analyzer.stems(terms.renumber().into_iter().map(TermId));
@@ -917,7 +956,7 @@ fn learn(
             let ranked: Vec<(u32, f64)> = ranked.into_iter().map(|(t, w)| (t.0, w)).collect();
             match (settings.signifiers, p.feed) {
                 (SignifierSource::Feeds, Some(item)) => {
-                    let mut sigs = feed_signifiers(&mut analyzer, item, p.lang);
+                    let mut sigs = feed_signifiers(&mut analyzer, item, p.lang.analysis);
                     // A feed item that is only a title gives too few terms to
                     // locate the article (forest.md §4: below 5 signifiers
                     // precision drops): top up to k with tf-idf terms.
@@ -1006,7 +1045,6 @@ fn page_level_article(
         wrapper: None,
         text: with_title(&title, &text, options.title_lead),
         title,
-        lang: page.lang.code().to_string(),
         ..Article::default()
     };
     add_metadata(&mut article, page, &nodes, options.title_lead);
@@ -1374,10 +1412,14 @@ mod tests {
                 status: Some(200),
                 charset: "UTF-8".into(),
                 date: None,
+                content_language: None,
                 html: String::new(),
             },
             doc,
-            lang: canopy_signifiers::Language::English,
+            lang: canopy_signifiers::PageLanguage {
+                analysis: canopy_signifiers::Language::English,
+                declared: Some("en"),
+            },
             feed: None,
             spent: Default::default(),
         }

@@ -144,7 +144,14 @@ fn a_feed_speaks_only_for_its_own_site() {
     let ff = ["--method", "forest-feeds"];
     let out = |name: &str| tmp.path().join(name);
 
-    let baseline = run(&[&clean], &out("clean"), &ff);
+    // forest-feeds refuses inputs without feeds: the baseline has a feed
+    // file whose one item is another site's page, so that no page joins it.
+    let elsewhere = write(
+        "elsewhere.rss",
+        b"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>e</title>\
+          <item><title>x</title><link>http://elsewhere.example/x</link></item></channel></rss>",
+    );
+    let baseline = run(&[&clean, &elsewhere], &out("clean"), &ff);
     let wrappers = String::from_utf8(baseline.file("wrappers.jsonl")).unwrap();
     assert!(wrappers.contains("'story'"), "{wrappers}");
 

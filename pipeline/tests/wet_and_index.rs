@@ -177,7 +177,7 @@ fn first_hits(name: &str, dir: &Path) -> [(usize, usize); 2] {
 #[test]
 fn gold_titles_find_their_article_first() {
     let dir = tempfile::tempdir().unwrap();
-    // Bars at the measured shares (see README), rounded down.
+    // Bars at the measured shares (docs/usage.md, "Searching the articles"), rounded down.
     for (name, bars) in [("big9", [0.99, 0.99]), ("dragnet", [0.74, 0.93])] {
         let counts = first_hits(name, dir.path());
         for ((first, total), (bar, what)) in

@@ -135,6 +135,7 @@ mod tests {
                 status: Some(200),
                 charset: "UTF-8".into(),
                 date: None,
+                content_language: Some("de-CH".into()),
                 html: html.into(),
             }),
         }

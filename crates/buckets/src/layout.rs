@@ -1,5 +1,6 @@
 //! Paths of the work directory and the completion markers.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,11 @@ pub struct BucketMarker {
     /// `duplicates.jsonl`, counted as skipped records.
     #[serde(default)]
     pub duplicates: u64,
+    /// Pages extracted whose article was left out because its language is
+    /// not among the languages kept (`run.languages`, `--lang`), by
+    /// language code.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lang_filtered: BTreeMap<String, u64>,
     /// The digest of the work folder's fingerprint it was extracted from.
     #[serde(default)]
     pub work: String,

@@ -179,6 +179,7 @@ mod tests {
                 status: Some(200),
                 charset: "UTF-8".into(),
                 date: Some("2012-07-24T00:11:00Z".into()),
+                content_language: None,
                 html: format!("<p>page {seq} ünïcode</p>"),
             }),
         };

@@ -763,6 +763,18 @@ impl Document {
             .and_then(|n| self.attr(n, "content"))
     }
 
+    /// The `content` of the first `<meta http-equiv=…>` whose pragma is
+    /// `name` (ASCII case-insensitively): `http_equiv("content-language")`.
+    pub fn http_equiv(&self, name: &str) -> Option<&str> {
+        (0..self.nodes.len())
+            .filter(|&n| self.tag(n) == "meta")
+            .find(|&n| {
+                self.attr(n, "http-equiv")
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case(name))
+            })
+            .and_then(|n| self.attr(n, "content"))
+    }
+
     /// All text of a subtree concatenated as is.
     pub fn raw_text(&self, id: NodeId) -> String {
         self.text_nodes(id).map(|(_, t)| t).collect()

@@ -187,6 +187,13 @@ fn lang_and_meta() {
     assert_eq!(doc.lang(), Some("en-GB"));
     assert_eq!(doc.meta("og:title"), Some("OG"));
     assert_eq!(doc.meta("description"), None);
+    let doc = parse(
+        "<html><head><meta http-equiv='Content-Type' content='text/html'>\
+         <META HTTP-EQUIV='Content-language' content='de-ch'></head></html>",
+    );
+    assert_eq!(doc.http_equiv("content-language"), Some("de-ch"));
+    assert_eq!(doc.http_equiv("refresh"), None);
+    assert_eq!(doc.meta("content-language"), None);
 }
 
 #[test]

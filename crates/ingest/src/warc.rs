@@ -433,6 +433,7 @@ impl Ctx<'_> {
                 .map(|v| v.trim().to_string())
         };
         let content_type = get("Content-Type");
+        let content_language = get("Content-Language").filter(|v| !v.is_empty());
         let transfer = get("Transfer-Encoding");
         let coding = get("Content-Encoding");
         if status.is_none() {
@@ -443,7 +444,11 @@ impl Ctx<'_> {
             info,
             content_type,
             status,
-            Some((transfer, coding)),
+            Some(HttpFields {
+                transfer,
+                coding,
+                content_language,
+            }),
             stats,
         )
     }
@@ -456,7 +461,7 @@ impl Ctx<'_> {
         info: RecordInfo,
         content_type: Option<String>,
         status: Option<u16>,
-        codings: Option<(Option<String>, Option<String>)>,
+        http: Option<HttpFields>,
         stats: &mut WarcStats,
     ) -> Option<Item> {
         if !http::may_be_wanted(content_type.as_deref()) {
@@ -499,13 +504,18 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        let (transfer, coding) = codings.unwrap_or_default();
+        let HttpFields {
+            transfer,
+            coding,
+            content_language,
+        } = http.unwrap_or_default();
         Some(Item::Payload(Payload {
             info,
             content_type,
             status,
             transfer,
             coding,
+            content_language,
             body: raw,
         }))
     }
@@ -530,6 +540,7 @@ pub struct Payload {
     status: Option<u16>,
     transfer: Option<String>,
     coding: Option<String>,
+    content_language: Option<String>,
     body: Vec<u8>,
 }
 
@@ -545,6 +556,16 @@ impl Item {
         };
         source.offset
     }
+}
+
+/// The HTTP headers of a response that its payload's decoding and its
+/// page record need besides `Content-Type`.
+#[derive(Debug, Default)]
+struct HttpFields {
+    transfer: Option<String>,
+    coding: Option<String>,
+    /// `Content-Language`, carried to the page record as sent.
+    content_language: Option<String>,
 }
 
 impl Payload {
@@ -567,6 +588,7 @@ impl Payload {
             status,
             transfer,
             coding,
+            content_language,
             body,
         } = self;
         let content_type = content_type.as_deref();
@@ -657,6 +679,7 @@ impl Payload {
                     status,
                     charset: charset.to_string(),
                     date: info.date,
+                    content_language,
                     html,
                 }))
             }

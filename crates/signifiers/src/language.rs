@@ -217,6 +217,19 @@ impl Language {
 /// Characters of the sample given to whatlang.
 const MAX_SAMPLE_CHARS: usize = 4096;
 
+/// Characters of an article's text given to whatlang
+/// ([`PageLanguage::of_text`]), about 150 words: enough for a sure
+/// detection of an article (512, 1024 and 4096 give the same codes on the
+/// corpora but for one Norwegian page, which 4096 calls `nb` and the others
+/// its declared `no`). whatlang's cost is mostly per call, not per
+/// character.
+const TEXT_SAMPLE_CHARS: usize = 1024;
+
+/// Fewest letters of a sample whose detection is taken as sure: below it a
+/// detection counts as unsure, whatever whatlang's confidence (a short
+/// menu or a caption says little about a page's language).
+const MIN_SURE_LETTERS: usize = 20;
+
 /// The language of a page.
 ///
 /// `html_lang` is the value of the page's `<html lang>` attribute, if any
@@ -228,18 +241,189 @@ const MAX_SAMPLE_CHARS: usize = 4096;
 /// language outside this enum gives [`Language::Other`]. Without a reliable
 /// detection the result is [`Language::English`]. Only the first
 /// 4096 characters of `sample` are looked at.
+///
+/// This is the language a page's terms are analysed in; the language its
+/// article is reported in is [`PageLanguage::of_text`]'s.
 pub fn detect_language(html_lang: Option<&str>, sample: &str) -> Language {
     if let Some(lang) = html_lang.and_then(Language::from_tag) {
         return lang;
     }
-    let sample = match sample.char_indices().nth(MAX_SAMPLE_CHARS) {
-        Some((end, _)) => sample.get(..end).unwrap_or(sample),
-        None => sample,
-    };
-    match whatlang::detect(sample) {
+    match whatlang::detect(cut(sample, MAX_SAMPLE_CHARS)) {
         Some(info) if info.is_reliable() => Language::from_whatlang(info.lang()),
         _ => Language::English,
     }
+}
+
+/// The first `chars` characters of `sample`.
+fn cut(sample: &str, chars: usize) -> &str {
+    match sample.char_indices().nth(chars) {
+        Some((end, _)) => sample.get(..end).unwrap_or(sample),
+        None => sample,
+    }
+}
+
+/// A page's language: the one its terms are analysed in, and what it
+/// declares, from which [`PageLanguage::of_text`] tells the language its
+/// article is reported in.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct PageLanguage {
+    /// The stemmer and stop list of the page's terms: [`detect_language`]'s
+    /// choice, which knows the languages of [`Language`] only.
+    pub analysis: Language,
+    /// The ISO 639-1 code of the language the page declares: its
+    /// `<html lang>` (or `xml:lang`), else its `<meta http-equiv=
+    /// "Content-Language">`, else its HTTP `Content-Language`, the order of
+    /// HTML's rule for a document's language ([`declared_code`]); `None`
+    /// when it declares none that is usable.
+    pub declared: Option<&'static str>,
+}
+
+/// The language of a page, from its `<html lang>` (or `xml:lang`) value
+/// `html_lang`, its other declarations `content_language` in their order of
+/// precedence (the `content` of `<meta http-equiv="Content-Language">`, then
+/// the HTTP `Content-Language` header) and a sample of its text (for
+/// `analysis`, see [`detect_language`]). The first usable declaration is
+/// [`PageLanguage::declared`].
+pub fn page_language(
+    html_lang: Option<&str>,
+    content_language: &[Option<&str>],
+    sample: &str,
+) -> PageLanguage {
+    PageLanguage {
+        analysis: detect_language(html_lang, sample),
+        declared: std::iter::once(html_lang)
+            .chain(content_language.iter().copied())
+            .flatten()
+            .find_map(declared_code),
+    }
+}
+
+impl PageLanguage {
+    /// The ISO 639-1 code of `text`, a text of this page (its article), over
+    /// every language whatlang knows, in order:
+    ///
+    /// 1. whatlang's detection of `text` when it is sure: whatlang's
+    ///    `is_reliable` and at least [`MIN_SURE_LETTERS`] letters. A sure
+    ///    detection wins over a declared language that differs
+    ///    (docs/algorithms.md, "Language": measured on trafbench, where
+    ///    most such pages are a template's `lang="en"` over an article in
+    ///    another language);
+    /// 2. else the page's declared language ([`PageLanguage::declared`]);
+    /// 3. else whatlang's unsure detection;
+    /// 4. else `None`, reported as `und`: no declaration and no letter.
+    ///
+    /// Only the first [`TEXT_SAMPLE_CHARS`] characters of `text` are looked
+    /// at.
+    pub fn of_text(&self, text: &str) -> Option<&'static str> {
+        let text = cut(text, TEXT_SAMPLE_CHARS);
+        let letters = text
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .take(MIN_SURE_LETTERS)
+            .count();
+        if letters == 0 {
+            // whatlang guesses a language for text without letters ("12 ©").
+            return self.declared;
+        }
+        let detection = whatlang::detect(text);
+        let sure =
+            letters >= MIN_SURE_LETTERS && detection.as_ref().is_some_and(|i| i.is_reliable());
+        let detected = detection.map(|info| whatlang_code(info.lang()));
+        match detected {
+            Some(code) if sure => Some(code),
+            _ => self.declared.or(detected),
+        }
+    }
+}
+
+/// The ISO 639-1 code of a language whatlang detects: from ISO 639-3
+/// (`Lang::code`) by the tables of the `isolang` crate (ISO 639-3's code
+/// table), and for the two individual languages whatlang names whose
+/// ISO 639-1 code is their macrolanguage's, that code: Mandarin (`cmn`) is
+/// `zh` (Chinese, `zho`) and Iranian Persian (`pes`) is `fa` (Persian,
+/// `fas`), as ISO 639-3's macrolanguage table has them.
+pub fn whatlang_code(lang: whatlang::Lang) -> &'static str {
+    match lang {
+        whatlang::Lang::Cmn => "zh",
+        whatlang::Lang::Pes => "fa",
+        other => isolang::Language::from_639_3(other.code())
+            .and_then(|l| l.to_639_1())
+            // Every other language of whatlang 0.18 has an ISO 639-1 code
+            // (the unit test `every_whatlang_language_has_a_code`).
+            .unwrap_or("und"),
+    }
+}
+
+/// The ISO 639-1 code of a declared language: an `<html lang>` value, a
+/// `Content-Language` header (its first usable entry of a list:
+/// `"de-CH, en"` → `de`) or a locale (`"en_US.UTF-8"`). Only the primary
+/// subtag counts, case-insensitive: an ISO 639-1 code, or an ISO 639-2/3
+/// code of a language that has one (`"deu"`, `"ger"`); the retired
+/// ISO 639-1 codes still in use are read as their successors (`iw` → `he`,
+/// `in` → `id`, `ji` → `yi`, `jw` → `jv`, `mo` → `ro`). Anything else is
+/// `None`: empty values, `und`, `mul`, private use (`x-…`), template
+/// placeholders, codes that do not exist.
+pub fn declared_code(value: &str) -> Option<&'static str> {
+    value.split(',').find_map(|entry| {
+        // `de-CH;q=0.8` in lists that borrow Accept-Language's form.
+        let tag = entry.split(';').next().unwrap_or_default().trim();
+        let primary = tag.split(['-', '_', '.', '@']).next().unwrap_or_default();
+        if !(2..=3).contains(&primary.len()) || !primary.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return None;
+        }
+        let primary = primary.to_ascii_lowercase();
+        if let Some(code) = retired_639_1(&primary).or_else(|| bibliographic_639_2(&primary)) {
+            return Some(code);
+        }
+        let lang = match primary.len() {
+            2 => isolang::Language::from_639_1(&primary),
+            _ => isolang::Language::from_639_3(&primary),
+        };
+        lang.and_then(|l| l.to_639_1())
+    })
+}
+
+/// ISO 639-1 codes withdrawn by the standard that pages and locales still
+/// declare (Java wrote `iw`, `in` and `ji` until version 17), and their
+/// successors.
+fn retired_639_1(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "iw" => "he",
+        "in" => "id",
+        "ji" => "yi",
+        "jw" => "jv",
+        "mo" => "ro",
+        _ => return None,
+    })
+}
+
+/// The ISO 639-1 codes of the twenty ISO 639-2 bibliographic (B) codes
+/// that differ from the terminology (T) code ISO 639-3 uses (the
+/// standard's code list); `isolang` knows the T codes only.
+fn bibliographic_639_2(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "alb" => "sq",
+        "arm" => "hy",
+        "baq" => "eu",
+        "bur" => "my",
+        "chi" => "zh",
+        "cze" => "cs",
+        "dut" => "nl",
+        "fre" => "fr",
+        "geo" => "ka",
+        "ger" => "de",
+        "gre" => "el",
+        "ice" => "is",
+        "mac" => "mk",
+        "mao" => "mi",
+        "may" => "ms",
+        "per" => "fa",
+        "rum" => "ro",
+        "slo" => "sk",
+        "tib" => "bo",
+        "wel" => "cy",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -271,6 +455,124 @@ mod tests {
         let sample = german.repeat(200) + &english.repeat(2000);
         assert!(sample.chars().count() > 10 * MAX_SAMPLE_CHARS);
         assert_eq!(detect_language(None, &sample), Language::German);
+    }
+
+    #[test]
+    fn every_whatlang_language_has_a_code() {
+        let mut seen = std::collections::HashSet::new();
+        for &lang in whatlang::Lang::all() {
+            let code = whatlang_code(lang);
+            assert_eq!(code.len(), 2, "{lang:?} → {code}");
+            assert_eq!(declared_code(code), Some(code), "{lang:?}");
+            assert!(seen.insert(code), "{lang:?}: {code} twice");
+        }
+        assert_eq!(seen.len(), 70);
+        assert_eq!(whatlang_code(whatlang::Lang::Cmn), "zh");
+        assert_eq!(whatlang_code(whatlang::Lang::Jpn), "ja");
+        assert_eq!(whatlang_code(whatlang::Lang::Pol), "pl");
+        assert_eq!(whatlang_code(whatlang::Lang::Ell), "el");
+        assert_eq!(whatlang_code(whatlang::Lang::Nob), "nb");
+        assert_eq!(whatlang_code(whatlang::Lang::Pes), "fa");
+        // The stemmer languages report the code they always had, but Norwegian
+        // (whatlang knows Bokmål, `nb`).
+        for lang in Language::ALL {
+            let back = whatlang::Lang::all()
+                .iter()
+                .find(|&&w| Language::from_whatlang(w) == lang && lang != Language::Other);
+            if let Some(&w) = back {
+                let want = if lang == Language::Norwegian {
+                    "nb"
+                } else {
+                    lang.code()
+                };
+                assert_eq!(whatlang_code(w), want);
+            }
+        }
+    }
+
+    #[test]
+    fn declared_codes() {
+        assert_eq!(declared_code("de-ch"), Some("de"));
+        assert_eq!(declared_code("EN_us"), Some("en"));
+        assert_eq!(declared_code(" zh-Hans-CN "), Some("zh"));
+        assert_eq!(declared_code("en_US.UTF-8"), Some("en"));
+        assert_eq!(declared_code("de-CH, en"), Some("de"));
+        assert_eq!(declared_code("x-klingon, fr;q=0.8"), Some("fr"));
+        assert_eq!(declared_code("deu"), Some("de"));
+        assert_eq!(declared_code("GER"), Some("de"));
+        assert_eq!(declared_code("ell"), Some("el"));
+        assert_eq!(declared_code("iw"), Some("he"));
+        assert_eq!(declared_code("pl-PL"), Some("pl"));
+        // Garbage, placeholders, codes with no ISO 639-1 code.
+        for value in [
+            "",
+            "  ",
+            "-",
+            "e",
+            "english",
+            "zz",
+            "xx-YY",
+            "und",
+            "mul",
+            "zxx",
+            "x-klingon",
+            "i-klingon",
+            "{{lang}}",
+            "<?php echo $lang ?>",
+            "*",
+            "e1",
+            "日本語",
+            "cmn",
+        ] {
+            assert_eq!(declared_code(value), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn reported_code() {
+        let german = "Die Regierung hat beschlossen, die Steuern zu senken. ";
+        let chinese = "国务院总理今天在北京主持召开国务院常务会议，部署进一步促进消费的措施。";
+        // Sure detection: the detected language, whatever is declared.
+        let page = page_language(Some("en"), &[Some("en")], chinese);
+        assert_eq!(
+            (page.declared, page.analysis),
+            (Some("en"), Language::English)
+        );
+        assert_eq!(page.of_text(chinese), Some("zh"));
+        assert_eq!(page_language(None, &[None], "").of_text(german), Some("de"));
+        // Unsure: the declared language, <html lang> first.
+        let short = "Kontakt";
+        assert_eq!(
+            page_language(None, &[Some("de-ch")], "").of_text(short),
+            Some("de")
+        );
+        assert_eq!(
+            page_language(Some("fr"), &[Some("de-ch")], "").of_text(short),
+            Some("fr")
+        );
+        assert_eq!(
+            page_language(Some("zz"), &[Some("de-ch")], "").of_text(short),
+            Some("de")
+        );
+        // `<meta http-equiv>` before the HTTP header; garbage is skipped.
+        let meta_then_header = page_language(None, &[Some("fr"), Some("de")], "");
+        assert_eq!(meta_then_header.declared, Some("fr"));
+        let garbage_meta = page_language(None, &[Some("UTF-8"), Some("de-ch")], "");
+        assert_eq!(garbage_meta.declared, Some("de"));
+        // Nothing declared: the unsure guess; no letters either: unknown.
+        assert!(page_language(None, &[None], "").of_text(short).is_some());
+        assert_eq!(page_language(None, &[None], "").of_text("12 345 — ©"), None);
+        assert_eq!(
+            page_language(None, &[Some("pl")], "").of_text("12 345"),
+            Some("pl")
+        );
+        // The analysis language is detect_language's.
+        for (html, text) in [(None, short), (Some("de"), chinese), (None, german)] {
+            assert_eq!(
+                page_language(html, &[Some("fr")], text).analysis,
+                detect_language(html, text)
+            );
+        }
     }
 
     #[test]

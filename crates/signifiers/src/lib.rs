@@ -5,8 +5,12 @@
 //! tokenized, stop words are removed, the remaining words are stemmed, and the
 //! top-k terms of a page by tf-idf over the cluster are that page's signifiers.
 //!
-//! * [`detect_language`] picks the [`Language`] of a page from its
-//!   `<html lang>` value, or else by detection on a text sample.
+//! * [`detect_language`] picks the [`Language`] of a page's analysis from
+//!   its `<html lang>` value, or else by detection on a text sample;
+//!   [`page_language`] adds the page's declared language (`<html lang>`,
+//!   HTTP `Content-Language`, [`declared_code`]), and
+//!   [`PageLanguage::of_text`] the ISO 639-1 code its article is reported
+//!   in, over all the languages whatlang knows.
 //! * [`Analyzer`] turns text into [`TermId`]s. It uses tantivy's
 //!   `SimpleTokenizer` → `LowerCaser` → `StopWordFilter` chain and stems with
 //!   `rust-stemmers` (Snowball); stems are memoised per surface form.
@@ -77,5 +81,7 @@ mod language;
 mod tfidf;
 
 pub use analyzer::{is_cjk, keep as keep_token, Analyzer, Stems, TermId, MAX_TOKEN_CHARS};
-pub use language::{detect_language, Language};
+pub use language::{
+    declared_code, detect_language, page_language, whatlang_code, Language, PageLanguage,
+};
 pub use tfidf::{top_k_tfidf, top_k_tfidf_among};

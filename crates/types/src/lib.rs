@@ -36,6 +36,11 @@ pub struct PageRecord {
     /// any: the learn date of wrappers, and the date of WET records.
     #[serde(default)]
     pub date: Option<String>,
+    /// The HTTP `Content-Language` header of the response, as sent
+    /// (trimmed), if any: the page's declared language when its markup
+    /// declares none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_language: Option<String>,
     /// The page, decoded to UTF-8.
     pub html: String,
 }
