@@ -279,3 +279,52 @@ fn a_folder_takes_files_by_their_content_when_their_names_say_nothing() {
     let got = std::fs::read(out.join("articles.jsonl")).unwrap();
     assert!(got == expected);
 }
+
+/// The scale-out steps take the same inputs: `partition -` reads the stream
+/// on its standard input, and extract and merge give `run`'s bytes.
+#[test]
+fn partition_reads_standard_input_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = reference(dir.path());
+    let work = dir.path().join("work");
+    let out = dir.path().join("out");
+    let mut child = Command::new(bin())
+        .args(["partition", "-", "--buckets", "3", "--work"])
+        .arg(&work)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let gz = std::fs::read(big9()).unwrap();
+    let feeder = std::thread::spawn(move || stdin.write_all(&gz));
+    let done = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    for k in 0..3 {
+        let k = k.to_string();
+        canopy(&[
+            "extract",
+            "--work",
+            work.to_str().unwrap(),
+            "--bucket",
+            &k,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+    }
+    canopy(&[
+        "merge",
+        "--work",
+        work.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
+    assert!(got == expected);
+}
