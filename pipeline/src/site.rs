@@ -24,7 +24,7 @@ use canopy_extract::{
     SiteEvidence, TextCounts,
 };
 use canopy_forest::{ForestOptions, NodeTerms, PageInput, Wrapper};
-use canopy_metadata::{article_heading, base_url, PageMeta};
+use canopy_metadata::{article_heading, base_url, Capture, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
 use canopy_signifiers::{
@@ -1212,7 +1212,11 @@ fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId], title_
         }
         article.title = heading;
     }
-    let meta = PageMeta::extract(doc, base.as_ref(), nodes);
+    let capture = Capture {
+        url: Some(&page.record.url),
+        warc_date: page.record.date.as_deref(),
+    };
+    let meta = PageMeta::extract(doc, base.as_ref(), nodes, &capture);
     article.authors = (!meta.authors.is_empty()).then_some(meta.authors);
     article.date = meta.date;
     article.site_name = meta.site_name;

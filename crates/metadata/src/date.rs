@@ -21,6 +21,8 @@ const LOCAL: &[&str] = &[
     "%Y-%m-%dT%H:%M",
     "%Y-%m-%d %H:%M:%S",
     "%Y-%m-%d %H:%M",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d %H:%M",
     // Java's `Date.toString()`, once its zone name is taken out.
     "%a %b %d %H:%M:%S %Y",
 ];
@@ -120,6 +122,7 @@ mod tests {
             "2012-07-02T14:30:00Z"
         );
         assert_eq!(n("2012-07-02 14:30").unwrap(), "2012-07-02T14:30:00");
+        assert_eq!(n("2012/07/24 10:50:16").unwrap(), "2012-07-24T10:50:16");
         assert_eq!(n(" 2012-07-02 ").unwrap(), "2012-07-02");
         assert_eq!(n("July 2, 2012").unwrap(), "2012-07-02");
         assert_eq!(n("20120702").unwrap(), "2012-07-02");

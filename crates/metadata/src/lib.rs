@@ -7,7 +7,7 @@
 //! | field | sources, in order |
 //! |---|---|
 //! | authors | JSON-LD `author`; `<meta>` `author`, `article:author`, `dc.creator`…; elements marked `itemprop=author`, `p-author`, `rel=author` |
-//! | date | JSON-LD `datePublished`; `<meta>` `article:published_time`, `datePublished`, `date`, `dc.date`…; `itemprop=datePublished`, `<time pubdate>`, `dt-published`; the first `<time datetime>` of the article, then of the page |
+//! | date | JSON-LD `datePublished`; `<meta>` `article:published_time`, `datePublished`, `date`, `dc.date`…, `parsely-page`; `itemprop=datePublished`, `<time pubdate>`, `dt-published`, hAtom `published`; the first `<time datetime>` of the article; the URL's date path; the first `<time datetime>` of the page; a dateline near the article (see [`text_date`]). Dates out of [`DateBounds`] are passed over |
 //! | site name | `og:site_name`; JSON-LD `publisher` (or `WebSite`) name |
 //! | canonical URL | `<link rel=canonical>`; `og:url` |
 //! | top image | `og:image`, `twitter:image`; JSON-LD `image`; the first `<figure>` image of the article, then of the page |
@@ -16,20 +16,21 @@
 //!
 //! ```
 //! use canopy_dom::{Document, DomOptions};
-//! use canopy_metadata::{base_url, PageMeta};
+//! use canopy_metadata::{base_url, Capture, PageMeta};
 //! let doc = Document::parse(
 //!     r#"<head><meta property="article:published_time" content="2012-07-02T14:30:00-04:00">
 //!     <meta name="author" content="Ann Smith"><link rel="canonical" href="/story"></head>"#,
 //!     &DomOptions::default(),
 //! );
 //! let base = base_url(&doc, "http://example.com/story?page=1");
-//! let meta = PageMeta::extract(&doc, base.as_ref(), &[]);
+//! let meta = PageMeta::extract(&doc, base.as_ref(), &[], &Capture::default());
 //! assert_eq!(meta.authors, ["Ann Smith"]);
 //! assert_eq!(meta.date.as_deref(), Some("2012-07-02T14:30:00-04:00"));
 //! assert_eq!(meta.canonical_url.as_deref(), Some("http://example.com/story"));
 //! ```
 
 mod date;
+mod dateline;
 mod heading;
 mod jsonld;
 mod urls;
@@ -40,9 +41,22 @@ use canopy_dom::{collapse_whitespace, Document, NodeId};
 use url::Url;
 
 pub use date::normalize_date;
+pub use dateline::{text_date, url_date, DateBounds};
 pub use heading::{article_heading, page_heading};
 pub use jsonld::JsonLd;
 pub use urls::{absolute, base_url, image_src};
+
+/// Where and when a page was fetched: what [`PageMeta::extract`] may read
+/// about its date beyond the page itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Capture<'a> {
+    /// The URL the page was fetched from, whose path may hold its date
+    /// (`/2012/07/02/`).
+    pub url: Option<&'a str>,
+    /// When it was fetched (the record's `WARC-Date`): a page's date is
+    /// not long after it (see [`DateBounds`]).
+    pub warc_date: Option<&'a str>,
+}
 
 /// What a page states about itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,6 +93,24 @@ const DATE_META: &[&str] = &[
     "publish-date",
     "sailthru.date",
     "parsely-pub-date",
+    // Names htmldate also reads that the corpora's pages use, after the
+    // ones above so that a page stating several keeps its earlier date.
+    "originalpublicationdate",
+    "article_date_original",
+    "og:article:published_time",
+    "publication_date",
+    "publish_date",
+    "published_date",
+    "published_time",
+    "date_published",
+    "datecreated",
+    "dc.date.publication",
+    "dc:date",
+    "dc:created",
+    "citation_publication_date",
+    "citation_date",
+    "rnews:datepublished",
+    "displaydate",
 ];
 const IMAGE_META: &[&str] = &[
     "og:image",
@@ -245,28 +277,193 @@ fn authors(doc: &Document, ld: &JsonLd, metas: &[(String, &str)]) -> Vec<String>
         .collect()
 }
 
-/// The date an element states: `datetime`, `content` or `value`, else its
-/// text if it is small enough to be a byline.
+/// The date an element states: `datetime`, `content`, `value` or `title`
+/// (hAtom's `<abbr class="published" title="2012-07-02T…">`), else its text
+/// if it is small enough to be a byline.
 fn element_date(doc: &Document, n: NodeId) -> Option<String> {
-    ["datetime", "content", "value"]
+    ["datetime", "content", "value", "title"]
         .iter()
-        .find_map(|a| doc.attr(n, a))
-        .and_then(normalize_date)
+        .filter_map(|a| doc.attr(n, a))
+        .find_map(normalize_date)
         .or_else(|| normalize_date(&byline_text(doc, n)?))
 }
 
+/// The publication date in a `parsely-page` `<meta>`, whose content is a
+/// JSON object: `{"title": …, "pub_date": "2012-07-24T04:00:00Z", …}`.
+fn parsely_page_date(metas: &[(String, &str)]) -> Option<String> {
+    meta_values(metas, &["parsely-page"])
+        .into_iter()
+        .filter_map(|v| serde_json::from_str::<serde_json::Value>(v).ok())
+        .find_map(|v| v.get("pub_date")?.as_str().and_then(normalize_date))
+}
+
+/// Longest text read as a dateline, in characters. A dateline is a few
+/// words around the date ("Posted by Ann Smith on Tuesday, October 30,
+/// 2012 at 9:46 AM" is 62, and 120 leaves room for a longer name or a
+/// place); a longer text is a sentence of the article or of a comment,
+/// whose dates are those of the events it tells of.
+const MAX_DATELINE_CHARS: usize = 120;
+
+/// The nodes an article's selection spans (`start..end`), or those of the
+/// page's first `<h1>` when there is no selection; `0..0` when neither.
+fn anchor(doc: &Document, article: &[NodeId]) -> std::ops::Range<NodeId> {
+    let start = article.iter().copied().min();
+    let end = article.iter().map(|&r| doc.node(r).end).max();
+    if let (Some(start), Some(end)) = (start, end) {
+        return start..end;
+    }
+    (0..doc.len())
+        .find(|&n| doc.tag(n) == "h1")
+        .map_or(0..0, |h| h..doc.node(h).end)
+}
+
+/// Two datelines of different days in the same markup (their parents' tag
+/// and class), this many nodes apart or closer, outside the article, are
+/// items of a list (recent or popular posts, archives, comments), each
+/// dated for itself. A list item with a link and a date is some ten nodes
+/// (dragnet's everywhereist.com "popular posts": 11 apart); 20 leaves room
+/// for an item with a thumbnail or an excerpt, while an article's own
+/// dateline is dozens of nodes from any other date.
+const LIST_GAP_NODES: usize = 20;
+
+/// Words in the `class`, `id` or `itemprop` of a dateline's element (or of
+/// its parent or grandparent) that say it holds a date or a byline:
+/// htmldate's cues, lowercase, matched as substrings ("post-date",
+/// "entry-meta", "byline", "submitted", German "datum", Spanish "fecha").
+const DATELINE_CUES: &[&str] = &[
+    "date",
+    "time",
+    "publish",
+    "posted",
+    "byline",
+    "meta",
+    "submitted",
+    "author",
+    "datum",
+    "fecha",
+    "info",
+];
+
+/// Words of a dateline's own text that say it is one ("Posted by Ann on
+/// July 2, 2012", "Veröffentlicht am 2. Juli 2012"), lowercase.
+const DATELINE_WORDS: &[&str] = &[
+    "posted",
+    "published",
+    "by ",
+    "veröffentlicht",
+    "publié",
+    "publicado",
+];
+
+/// Whether the text node `n` (its text `text`) is marked as a dateline by
+/// [`DATELINE_CUES`] or [`DATELINE_WORDS`].
+fn cued(doc: &Document, n: NodeId, text: &str) -> bool {
+    let lower = text.to_lowercase();
+    DATELINE_WORDS.iter().any(|w| lower.contains(w))
+        || doc.ancestors(n).take(3).any(|a| {
+            ["class", "id", "itemprop"].iter().any(|k| {
+                doc.attr(a, k).is_some_and(|v| {
+                    let v = v.to_ascii_lowercase();
+                    DATELINE_CUES.iter().any(|c| v.contains(c))
+                })
+            })
+        })
+}
+
+/// The date of the dateline nearest the article. Candidates are texts
+/// short enough to be a dateline ([`MAX_DATELINE_CHARS`]) that hold a date
+/// within `bounds` and do not speak of a change ("Updated: …"); those
+/// marked as datelines ([`cued`]) are preferred to the others. Among them,
+/// the first within the article's selection, else the one fewest nodes
+/// before or after it (a byline above the title, "Posted by … on …" below
+/// the text) that is not an item of a list ([`LIST_GAP_NODES`]).
+fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Option<String> {
+    let span = anchor(doc, article);
+    let mut lines: Vec<(NodeId, chrono::NaiveDate, bool)> = Vec::new();
+    for n in 0..doc.len() {
+        let Some(text) = doc.text(n) else { continue };
+        let text = text.trim();
+        if text.len() > 4 * MAX_DATELINE_CHARS
+            || !text.bytes().any(|b| b.is_ascii_digit())
+            || text.chars().count() > MAX_DATELINE_CHARS
+        {
+            continue;
+        }
+        let Some(day) = text_date(text).filter(|&d| bounds.admit(d)) else {
+            continue;
+        };
+        // The change may be named in the text or in the element around it
+        // ("<b>Updated:</b> July 3, 2012").
+        let around = doc
+            .node(n)
+            .parent
+            .and_then(|p| byline_text(doc, p))
+            .unwrap_or_default();
+        if dateline::speaks_of_change(text) || dateline::speaks_of_change(&around) {
+            continue;
+        }
+        lines.push((n, day, cued(doc, n, text)));
+    }
+    // The markup a dateline sits in: items of a list repeat it.
+    let markup = |n: NodeId| {
+        doc.node(n)
+            .parent
+            .map(|p| (doc.tag(p), doc.attr(p, "class")))
+    };
+    let listed = |i: usize| {
+        let (n, day, _) = lines[i];
+        let near = |j: usize| {
+            lines.get(j).is_some_and(|&(m, d, _)| {
+                d != day && m.abs_diff(n) <= LIST_GAP_NODES && markup(m) == markup(n)
+            })
+        };
+        near(i + 1) || i.checked_sub(1).is_some_and(near)
+    };
+    let distance = |n: NodeId| {
+        if span.contains(&n) {
+            0
+        } else if n < span.start {
+            span.start - n
+        } else {
+            n - span.end
+        }
+    };
+    let best = |marked: bool| {
+        (0..lines.len())
+            .filter(|&i| lines[i].2 || !marked)
+            .filter(|&i| span.contains(&lines[i].0) || !listed(i))
+            .min_by_key(|&i| (distance(lines[i].0), i))
+    };
+    best(true)
+        .or_else(|| best(false))
+        .map(|i| lines[i].1.format("%Y-%m-%d").to_string())
+}
+
+/// The page's publication date, from the most explicit evidence to the
+/// least (htmldate's order of trust): markup that names the publication
+/// date, the URL's date path, any `<time>`, a dateline near the article.
+/// Every date must fall within `bounds`; a source whose date does not is
+/// passed over for the next.
 fn date(
     doc: &Document,
     ld: &JsonLd,
     metas: &[(String, &str)],
     article: &[NodeId],
+    capture: &Capture<'_>,
+    canonical: Option<&str>,
 ) -> Option<String> {
-    if let Some(d) = ld.date_published().and_then(normalize_date) {
+    let bounds = DateBounds::new(capture.warc_date);
+    let admit = |d: &String| bounds.admit_iso(d);
+    // 1. Markup naming the publication date: JSON-LD, <meta> tags,
+    //    microdata and microformats, then the article's own <time>.
+    if let Some(d) = ld.date_published().and_then(normalize_date).filter(admit) {
         return Some(d);
     }
     if let Some(d) = meta_values(metas, DATE_META)
         .into_iter()
-        .find_map(normalize_date)
+        .filter_map(normalize_date)
+        .chain(parsely_page_date(metas))
+        .find(admit)
     {
         return Some(d);
     }
@@ -274,16 +471,41 @@ fn date(
         doc.tag(n) != "meta"
             && (has_token(doc.attr(n, "itemprop"), "datePublished")
                 || (doc.tag(n) == "time" && doc.attr(n, "pubdate").is_some())
-                || has_token(doc.attr(n, "class"), "dt-published"))
+                || has_token(doc.attr(n, "class"), "dt-published")
+                || has_token(doc.attr(n, "class"), "published"))
     });
     let time_in = |range: std::ops::Range<NodeId>| {
         range.filter(|&n| doc.tag(n) == "time" && doc.attr(n, "datetime").is_some())
     };
     let in_article = article.iter().flat_map(|&r| time_in(r..doc.node(r).end));
-    marked
+    if let Some(d) = marked
         .chain(in_article)
-        .chain(time_in(0..doc.len()))
-        .find_map(|n| element_date(doc, n))
+        .filter_map(|n| element_date(doc, n))
+        .find(admit)
+    {
+        return Some(d);
+    }
+    // 2. The URL's date path (/2012/07/02/): a CMS writes the publication
+    //    day there. The page's own URL first, then its canonical one.
+    if let Some(d) = capture
+        .url
+        .into_iter()
+        .chain(canonical)
+        .filter_map(url_date)
+        .find(|&d| bounds.admit(d))
+    {
+        return Some(d.format("%Y-%m-%d").to_string());
+    }
+    // 3. Any <time datetime> of the page: markup, but not said to be the
+    //    article's (a list of related articles has its own).
+    if let Some(d) = time_in(0..doc.len())
+        .filter_map(|n| element_date(doc, n))
+        .find(admit)
+    {
+        return Some(d);
+    }
+    // 4. A dateline in the visible text near the article.
+    dateline_date(doc, article, &bounds)
 }
 
 fn first_figure_image(doc: &Document, range: std::ops::Range<NodeId>) -> Option<&str> {
@@ -296,8 +518,15 @@ fn first_figure_image(doc: &Document, range: std::ops::Range<NodeId>) -> Option<
 impl PageMeta {
     /// Reads the metadata of `doc`. `base` resolves relative URLs (see
     /// [`base_url`]); `article` is the article's selection (may be empty),
-    /// searched first for its `<time>` and `<figure>` image.
-    pub fn extract(doc: &Document, base: Option<&Url>, article: &[NodeId]) -> PageMeta {
+    /// searched first for its `<time>` and `<figure>` image, and the
+    /// anchor of its dateline; `capture` says where and when the page was
+    /// fetched.
+    pub fn extract(
+        doc: &Document,
+        base: Option<&Url>,
+        article: &[NodeId],
+        capture: &Capture<'_>,
+    ) -> PageMeta {
         let ld = JsonLd::parse(doc.json_ld());
         let metas = metas(doc);
         let site_name = meta_values(&metas, &["og:site_name"])
@@ -328,7 +557,7 @@ impl PageMeta {
             .find_map(url);
         PageMeta {
             authors: authors(doc, &ld, &metas),
-            date: date(doc, &ld, &metas, article),
+            date: date(doc, &ld, &metas, article, capture, canonical.as_deref()),
             site_name,
             canonical_url: canonical,
             top_image,
@@ -344,7 +573,11 @@ mod tests {
     fn meta(html: &str) -> PageMeta {
         let doc = Document::parse(html, &DomOptions::default());
         let base = base_url(&doc, "https://news.example/2017/story.html");
-        PageMeta::extract(&doc, base.as_ref(), &[])
+        let capture = Capture {
+            url: Some("https://news.example/2017/story.html"),
+            warc_date: None,
+        };
+        PageMeta::extract(&doc, base.as_ref(), &[], &capture)
     }
 
     #[test]
@@ -384,6 +617,98 @@ mod tests {
         );
         assert_eq!(m.authors, ["Bob Jones"]);
         assert_eq!(m.date.as_deref(), Some("2010-03-04"));
+    }
+
+    fn date_of(html: &str, url: &str, warc_date: Option<&str>) -> Option<String> {
+        let doc = Document::parse(html, &DomOptions::default());
+        let base = base_url(&doc, url);
+        let capture = Capture {
+            url: Some(url),
+            warc_date,
+        };
+        PageMeta::extract(&doc, base.as_ref(), &[], &capture).date
+    }
+
+    #[test]
+    fn url_date_path_after_markup() {
+        // WordPress permalinks: the date is in the path only.
+        let body = "<body><h1>Title</h1><p>Text.</p></body>";
+        let url = "http://blog.example/2012/06/25/getting-through-just-one-night/";
+        assert_eq!(date_of(body, url, None).as_deref(), Some("2012-06-25"));
+        // Markup states the time: it comes first.
+        let marked = r#"<head><meta property="article:published_time"
+            content="2012-06-24T22:10:00-04:00"></head><body><h1>T</h1></body>"#;
+        assert_eq!(
+            date_of(marked, url, None).as_deref(),
+            Some("2012-06-24T22:10:00-04:00")
+        );
+    }
+
+    #[test]
+    fn dateline_text_near_the_heading() {
+        // Typepad: "Posted by … on July 19, 2012" below the post; a list of
+        // popular posts, each dated, further down.
+        let html = r#"<body><h1>Post</h1><p>A paragraph of the post, long enough to be text.</p>
+            <p class="entry-footer-info"><span class="post-footers">Posted by
+            <a rel="author" href="/seth">Seth Godin</a> on July 19, 2012</span></p>
+            <div class="sidebar"><ul>
+            <li><a href="/a">A</a> <span class="wpp-date">June 27, 2012</span></li>
+            <li><a href="/b">B</a> <span class="wpp-date">May 9, 2012</span></li>
+            </ul></div></body>"#;
+        assert_eq!(
+            date_of(html, "http://seth.example/post.html", None).as_deref(),
+            Some("2012-07-19")
+        );
+        // Only the list: its items are not the page's date.
+        let list = r#"<body><h1>Post</h1><p>Text.</p><div class="sidebar"><ul>
+            <li><a href="/a">A</a> <span class="wpp-date">June 27, 2012</span></li>
+            <li><a href="/b">B</a> <span class="wpp-date">May 9, 2012</span></li>
+            </ul></div></body>"#;
+        assert_eq!(date_of(list, "http://seth.example/post.html", None), None);
+        // hAtom: <abbr class="published" title="…">.
+        let abbr = r#"<body><h2><a href="/p">Post</a></h2><p class="byline">Posted
+            <abbr class="published" title="2012-07-21">21 July</abbr></p></body>"#;
+        assert_eq!(
+            date_of(abbr, "http://x.example/?page=1", None).as_deref(),
+            Some("2012-07-21")
+        );
+    }
+
+    #[test]
+    fn published_preferred_to_modified() {
+        let html = r#"<body><h1>Story</h1>
+            <p class="meta">Updated: November 8, 2012</p>
+            <p class="meta">Published: November 6, 2012</p><p>Text.</p></body>"#;
+        assert_eq!(
+            date_of(html, "http://x.example/story", None).as_deref(),
+            Some("2012-11-06")
+        );
+        let meta = r#"<head><meta property="article:modified_time" content="2012-11-08">
+            <meta name="OriginalPublicationDate" content="2012/07/24 10:50:16"></head>"#;
+        assert_eq!(
+            date_of(meta, "http://x.example/story", None).as_deref(),
+            Some("2012-07-24T10:50:16")
+        );
+    }
+
+    #[test]
+    fn dates_out_of_bounds_are_passed_over() {
+        let url = "http://x.example/story";
+        // The Unix epoch as a CMS's empty date: the next source is read.
+        let epoch = r#"<head><meta property="article:published_time"
+            content="1970-01-01T01:00:00+01:00"></head>
+            <body><h1>T</h1><p class="date">March 3, 2012</p></body>"#;
+        assert_eq!(date_of(epoch, url, None).as_deref(), Some("2012-03-03"));
+        // A date years after the capture (an event announced) is not the
+        // page's; without the capture's date there is no upper bound.
+        let future = r#"<body><h1>T</h1><p class="date">Conference: March 3, 2019</p></body>"#;
+        assert_eq!(date_of(future, url, Some("2012-06-01T12:00:00Z")), None);
+        assert_eq!(date_of(future, url, None).as_deref(), Some("2019-03-03"));
+        let url_future = "http://x.example/2031/01/02/story";
+        assert_eq!(
+            date_of("<p>x</p>", url_future, Some("2012-06-01T12:00:00Z")),
+            None
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use canopy_dom::{Document, DomOptions};
-use canopy_metadata::{base_url, PageMeta};
+use canopy_metadata::{base_url, Capture, PageMeta};
 
 /// Far above the pages below once the work is linear (milliseconds; the
 /// parse is not timed), far below what they took before (release build,
@@ -18,7 +18,7 @@ fn meta_of(what: &str, html: &str) -> PageMeta {
     let doc = Document::parse(html, &DomOptions::default());
     let base = base_url(&doc, "https://news.example/story");
     let start = Instant::now();
-    let meta = PageMeta::extract(&doc, base.as_ref(), &[]);
+    let meta = PageMeta::extract(&doc, base.as_ref(), &[], &Capture::default());
     let took = start.elapsed();
     eprintln!("{what}: {} bytes, metadata in {took:?}", html.len());
     assert!(took < BOUND, "{what}: {took:?}");

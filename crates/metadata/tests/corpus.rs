@@ -2,7 +2,7 @@
 //! below was read in the page's HTML (the tag it comes from is named).
 
 use canopy_dom::{Document, DomOptions};
-use canopy_metadata::{base_url, PageMeta};
+use canopy_metadata::{base_url, Capture, PageMeta};
 use canopy_test_support::{corpora, manifest};
 
 /// Every page of a corpus: (id, url, html).
@@ -21,13 +21,22 @@ fn pages(corpus: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The page's URL as its capture (the corpora's WARC-Dates are not
+/// read here: no upper bound on dates).
+fn capture(url: &str) -> Capture<'_> {
+    Capture {
+        url: Some(url),
+        warc_date: None,
+    }
+}
+
 fn meta_of(corpus: &str, id: &str) -> PageMeta {
     let (_, url, html) = pages(corpus)
         .into_iter()
         .find(|(i, _, _)| i == id)
         .unwrap_or_else(|| panic!("{id} not in {corpus}"));
     let doc = Document::parse(&html, &DomOptions::default());
-    PageMeta::extract(&doc, base_url(&doc, &url).as_ref(), &[])
+    PageMeta::extract(&doc, base_url(&doc, &url).as_ref(), &[], &capture(&url))
 }
 
 #[test]
@@ -91,7 +100,7 @@ fn every_page_gives_well_formed_fields() {
     for corpus in ["big9", "dragnet"] {
         for (id, url, html) in pages(corpus) {
             let doc = Document::parse(&html, &DomOptions::default());
-            let m = PageMeta::extract(&doc, base_url(&doc, &url).as_ref(), &[]);
+            let m = PageMeta::extract(&doc, base_url(&doc, &url).as_ref(), &[], &capture(&url));
             total += 1;
             if let Some(d) = &m.date {
                 with[0] += 1;
@@ -119,4 +128,29 @@ fn every_page_gives_well_formed_fields() {
         "{total} pages: date {}, canonical {}, site name {}, authors {}",
         with[0], with[1], with[2], with[3]
     );
+}
+
+/// Pages of dragnet that trafilatura dates and that had no date before the
+/// URL's date path, hAtom, more `<meta>` names and datelines were read
+/// (`scripts/dates_vs_trafilatura.py`); each value was checked in the page.
+#[test]
+fn dates_of_dragnet_pages_without_date_markup() {
+    let date = |id: &str| meta_of("dragnet", id).date;
+    // Only the URL: http://paulocoelhoblog.com/2012/06/25/getting-through-just-one-night/
+    assert_eq!(date("dragnet-00007").as_deref(), Some("2012-06-25"));
+    // hAtom: <abbr class="published" title="2012-07-21">.
+    assert_eq!(date("dragnet-00002").as_deref(), Some("2012-07-21"));
+    // <meta name="OriginalPublicationDate" content="2012/07/24 10:50:16"/>
+    assert_eq!(
+        date("dragnet-00022").as_deref(),
+        Some("2012-07-24T10:50:16")
+    );
+    // Typepad's footer: "Posted by <a rel=author>Seth Godin</a> on July 19, 2012".
+    assert_eq!(date("dragnet-00004").as_deref(), Some("2012-07-19"));
+    // CNET: <time class="datestamp"> July 24, 2012 4:00 AM PDT </time>, no datetime.
+    assert_eq!(date("dragnet-00015").as_deref(), Some("2012-07-24"));
+    // Typepad: <h2 class="date-header">November 01, 2012</h2> above the post.
+    assert_eq!(date("dragnet-00312").as_deref(), Some("2012-11-01"));
+    // <div class="singleinfo">by Jennifer Dancy on May 3, 2012</div>
+    assert_eq!(date("dragnet-00302").as_deref(), Some("2012-05-03"));
 }

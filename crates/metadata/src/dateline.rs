@@ -1,0 +1,354 @@
+//! Dates a page does not mark up: in its URL's path and in its visible
+//! text ("Posted by Ann on July 2, 2012"), and the bounds any date found
+//! must keep.
+
+use std::sync::LazyLock;
+
+use chrono::{Datelike, NaiveDate};
+use regex::{Captures, Regex};
+
+/// Month names read in visible text, by language: English, German, French
+/// and Spanish (the languages of the corpora's pages, trafbench's German
+/// first among them), full names and the usual abbreviations (an
+/// abbreviation may end with a dot). Names are matched ignoring case.
+/// Numeric dates are read in the two unambiguous forms only: ISO
+/// `2012-07-02` / `2012/07/02` and the dotted European `02.07.2012`;
+/// `07/02/2012` is July 2nd in the US and 7 February elsewhere, and is not
+/// read.
+///
+/// | month | English | German | French | Spanish |
+/// |---|---|---|---|---|
+/// | 1 | january, jan | januar, jänner | janvier, janv | enero, ene |
+/// | 2 | february, feb | februar | février, fevrier, févr | febrero |
+/// | 3 | march, mar | märz, maerz, mär | mars | marzo |
+/// | 4 | april, apr | april | avril, avr | abril, abr |
+/// | 5 | may | mai | mai | mayo |
+/// | 6 | june, jun | juni | juin | junio |
+/// | 7 | july, jul | juli | juillet, juil | julio |
+/// | 8 | august, aug | august | août, aout | agosto, ago |
+/// | 9 | september, sept, sep | september | septembre | septiembre, setiembre |
+/// | 10 | october, oct | oktober, okt | octobre | octubre |
+/// | 11 | november, nov | november | novembre | noviembre |
+/// | 12 | december, dec | dezember, dez | décembre, decembre, déc | diciembre, dic |
+const MONTHS: &[(&str, u32)] = &[
+    ("january", 1),
+    ("jan", 1),
+    ("januar", 1),
+    ("jänner", 1),
+    ("janvier", 1),
+    ("janv", 1),
+    ("enero", 1),
+    ("ene", 1),
+    ("february", 2),
+    ("feb", 2),
+    ("februar", 2),
+    ("février", 2),
+    ("fevrier", 2),
+    ("févr", 2),
+    ("febrero", 2),
+    ("march", 3),
+    ("mar", 3),
+    ("märz", 3),
+    ("maerz", 3),
+    ("mär", 3),
+    ("mars", 3),
+    ("marzo", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("avril", 4),
+    ("avr", 4),
+    ("abril", 4),
+    ("abr", 4),
+    ("may", 5),
+    ("mai", 5),
+    ("mayo", 5),
+    ("june", 6),
+    ("jun", 6),
+    ("juni", 6),
+    ("juin", 6),
+    ("junio", 6),
+    ("july", 7),
+    ("jul", 7),
+    ("juli", 7),
+    ("juillet", 7),
+    ("juil", 7),
+    ("julio", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("août", 8),
+    ("aout", 8),
+    ("agosto", 8),
+    ("ago", 8),
+    ("september", 9),
+    ("sept", 9),
+    ("sep", 9),
+    ("septembre", 9),
+    ("septiembre", 9),
+    ("setiembre", 9),
+    ("october", 10),
+    ("oct", 10),
+    ("oktober", 10),
+    ("okt", 10),
+    ("octobre", 10),
+    ("octubre", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("novembre", 11),
+    ("noviembre", 11),
+    ("december", 12),
+    ("dec", 12),
+    ("dezember", 12),
+    ("dez", 12),
+    ("décembre", 12),
+    ("decembre", 12),
+    ("déc", 12),
+    ("diciembre", 12),
+    ("dic", 12),
+];
+
+fn month_number(name: &str) -> Option<u32> {
+    let name = name.to_lowercase();
+    MONTHS.iter().find(|(n, _)| *n == name).map(|&(_, m)| m)
+}
+
+/// A date written in text, in one of the forms [`MONTHS`] describes. Years
+/// are four digits (a two-digit year is ambiguous across centuries).
+static TEXT_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    let mut names: Vec<&str> = MONTHS.iter().map(|(n, _)| *n).collect();
+    // Longest first, so that "june" is not read as "jun" + "e".
+    names.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
+    let month = names.join("|");
+    let year = r"(?:19|20)\d\d";
+    let patterns = [
+        // July 2, 2012 / Jul. 2nd 2012 / Wednesday, November 7 2012
+        format!(r"(?P<m1>{month})\.?\s+(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?,?\s+(?P<y1>{year})"),
+        // 2 July 2012 / 2nd of July, 2012 / 2. Juli 2012 / 1er juillet 2012 / 2 de julio de 2012
+        format!(
+            r"(?P<d2>[0-3]?\d)(?:st|nd|rd|th|er|\.)?\s+(?:of\s+|de\s+)?(?P<m2>{month})\.?,?\s+(?:de\s+)?(?P<y2>{year})"
+        ),
+        // 2012-07-02 / 2012/07/02
+        format!(r"(?P<y3>{year})[-/](?P<m3>[01]\d)[-/](?P<d3>[0-3]\d)"),
+        // 02.07.2012
+        format!(r"(?P<d4>[0-3]?\d)\.(?P<m4>[01]?\d)\.(?P<y4>{year})"),
+    ];
+    let alternatives = patterns
+        .iter()
+        .map(|p| format!("(?:{p})"))
+        .collect::<Vec<_>>()
+        .join("|");
+    Regex::new(&format!(r"(?i)\b(?:{alternatives})\b")).expect("valid date pattern")
+});
+
+fn date_of(c: &Captures<'_>) -> Option<NaiveDate> {
+    let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
+    let (y, m, d) = if let Some(y) = num("y1") {
+        (y, month_number(&c["m1"])?, num("d1")?)
+    } else if let Some(y) = num("y2") {
+        (y, month_number(&c["m2"])?, num("d2")?)
+    } else if let Some(y) = num("y3") {
+        (y, num("m3")?, num("d3")?)
+    } else {
+        (num("y4")?, num("m4")?, num("d4")?)
+    };
+    NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
+}
+
+/// The first date written in `text` (see [`MONTHS`] for the forms read).
+pub fn text_date(text: &str) -> Option<NaiveDate> {
+    TEXT_DATE.captures_iter(text).find_map(|c| date_of(&c))
+}
+
+/// A date in a URL's path: `/2012/07/02/`, `/2012/7/2/`, `/2012-07-02-title`,
+/// `/2012_07_02/`, or `20120702` ending a segment (`/20120702/`,
+/// `/title-20121106/`). Only year, month
+/// and day together: `/2012/07/` alone names a month, not a day.
+static URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?x)
+        /(?P<y>(?:19|20)\d\d)[/_-](?P<m>0?[1-9]|1[0-2])[/_-](?P<d>0?[1-9]|[12]\d|3[01])(?:[/_.-]|$)
+        | [/_-](?P<cy>(?:19|20)\d\d)(?P<cm>0[1-9]|1[0-2])(?P<cd>0[1-9]|[12]\d|3[01])(?:/|\.html?|$)",
+    )
+    .expect("valid URL date pattern")
+});
+
+/// The date in `url`'s path (the query and fragment are not read: they
+/// hold search and tracking values, not the page's date).
+pub fn url_date(url: &str) -> Option<NaiveDate> {
+    let path = url::Url::parse(url).ok()?.path().to_string();
+    URL_DATE.captures_iter(&path).find_map(|c| {
+        let num = |a: &str, b: &str| {
+            c.name(a)
+                .or_else(|| c.name(b))
+                .and_then(|m| m.as_str().parse::<u32>().ok())
+        };
+        let y = i32::try_from(num("y", "cy")?).ok()?;
+        NaiveDate::from_ymd_opt(y, num("m", "cm")?, num("d", "cd")?)
+    })
+}
+
+/// Words that mark a dateline as the date of a change, not of publication
+/// ("Updated: July 3, 2012"), in the languages of [`MONTHS`]. Such a
+/// dateline is passed over: the original publication date is wanted.
+const MODIFIED_WORDS: &[&str] = &[
+    "updated",
+    "modified",
+    "last edited",
+    "revised",
+    "aktualisiert",
+    "geändert",
+    "mis à jour",
+    "mise à jour",
+    "modifié",
+    "actualizado",
+    "modificado",
+];
+
+/// Whether a dateline speaks of a change rather than of publication.
+pub fn speaks_of_change(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    MODIFIED_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// The days a page's publication date can fall on.
+#[derive(Debug, Clone, Copy)]
+pub struct DateBounds {
+    earliest: NaiveDate,
+    latest: Option<NaiveDate>,
+}
+
+/// No page date before 1995: web publishing (news sites, the first blogs)
+/// starts in 1994–95, and earlier values are placeholders such as the Unix
+/// epoch `1970-01-01` or a CMS's `0001-01-01`. htmldate uses the same floor.
+const EARLIEST: (i32, u32, u32) = (1995, 1, 1);
+
+/// How far past its capture a page's date may fall. A page cannot be
+/// published after it was fetched, but WARC-Dates are not always the fetch
+/// time: archives re-packaged into WARC carry a placeholder (dragnet's
+/// records all say 2012-06-01, while its pages are dated up to 2012-12;
+/// big9's say June 1st of their year). A year covers those, and still
+/// rejects what the bound is for: event dates, calendar widgets and typos
+/// years ahead of the page.
+const CAPTURE_SLACK_DAYS: i64 = 366;
+
+impl DateBounds {
+    /// The bounds for a page captured on `captured` (a WARC-Date, RFC 3339
+    /// or at least starting with `YYYY-MM-DD`); without one, no upper bound.
+    pub fn new(captured: Option<&str>) -> DateBounds {
+        let (y, m, d) = EARLIEST;
+        let latest = captured
+            .and_then(|s| s.get(..10))
+            .and_then(|s| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok())
+            .and_then(|d| d.checked_add_signed(chrono::TimeDelta::days(CAPTURE_SLACK_DAYS)));
+        DateBounds {
+            earliest: NaiveDate::from_ymd_opt(y, m, d).expect("valid date"),
+            latest,
+        }
+    }
+
+    /// Whether `day` is within the bounds.
+    pub fn admit(&self, day: NaiveDate) -> bool {
+        day >= self.earliest && self.latest.is_none_or(|l| day <= l)
+    }
+
+    /// Whether the ISO 8601 date (or date-time) `iso` is within the bounds.
+    pub fn admit_iso(&self, iso: &str) -> bool {
+        iso.get(..10)
+            .and_then(|s| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok())
+            .is_some_and(|d| d.year() > 0 && self.admit(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn datelines_in_text() {
+        let t = |s: &str| text_date(s).map(|d| d.to_string());
+        // Typepad, Blogger, WordPress and news bylines as written.
+        assert_eq!(t(" on July 19, 2012").as_deref(), Some("2012-07-19"));
+        assert_eq!(
+            t("posted on Tuesday, October 30, 2012 at 9:46 AM by").as_deref(),
+            Some("2012-10-30")
+        );
+        assert_eq!(
+            t("Wednesday, November 7 2012").as_deref(),
+            Some("2012-11-07")
+        );
+        assert_eq!(
+            t("Posted 29 October 2012 | 3:25 pm").as_deref(),
+            Some("2012-10-29")
+        );
+        assert_eq!(t("Sept. 3rd, 2012").as_deref(), Some("2012-09-03"));
+        assert_eq!(t("the 2nd of July, 2012").as_deref(), Some("2012-07-02"));
+        assert_eq!(
+            t("Veröffentlicht am 2. Juli 2012").as_deref(),
+            Some("2012-07-02")
+        );
+        assert_eq!(t("Publié le 1er août 2012").as_deref(), Some("2012-08-01"));
+        assert_eq!(t("3 de julio de 2012").as_deref(), Some("2012-07-03"));
+        assert_eq!(t("Stand: 02.07.2012, 10:00").as_deref(), Some("2012-07-02"));
+        assert_eq!(t("2012/07/02 10:00").as_deref(), Some("2012-07-02"));
+        // Not dates: a month without a day, a US numeric date, an
+        // impossible day, a word that merely starts like a month.
+        assert_eq!(t("July 2012"), None);
+        assert_eq!(t("07/02/2012"), None);
+        assert_eq!(t("February 30, 2012"), None);
+        assert_eq!(t("Mayday 2, 2012"), None);
+    }
+
+    #[test]
+    fn dates_in_url_paths() {
+        let u = |s: &str| url_date(s).map(|d| d.to_string());
+        assert_eq!(
+            u("http://247wallst.com/2012/10/27/sandy-over-250000-homes-at-risk/").as_deref(),
+            Some("2012-10-27")
+        );
+        assert_eq!(
+            u("http://www.diebytheblade.com/2012/8/8/3229307/the-best-of").as_deref(),
+            Some("2012-08-08")
+        );
+        assert_eq!(
+            u("http://x.example/news/2012-07-02-title.html").as_deref(),
+            Some("2012-07-02")
+        );
+        assert_eq!(
+            u("http://x.example/a/20120702/").as_deref(),
+            Some("2012-07-02")
+        );
+        assert_eq!(
+            u("http://androidcommunity.com/motorola-photon-q-update-rolling-out-now-20121106/")
+                .as_deref(),
+            Some("2012-11-06")
+        );
+        // A month alone, an id that holds digits, a date in the query.
+        assert_eq!(u("http://x.example/2012/07/title/"), None);
+        assert_eq!(u("http://x.example/8301-13579_3-57478520-37/title/"), None);
+        assert_eq!(u("http://x.example/story?date=2012-07-02"), None);
+        assert_eq!(u("http://x.example/2012/13/02/title"), None);
+    }
+
+    #[test]
+    fn bounds() {
+        let b = DateBounds::new(Some("2012-06-01T12:00:00Z"));
+        assert!(b.admit(day("2012-11-30")));
+        assert!(b.admit(day("1995-01-01")));
+        assert!(!b.admit(day("1994-12-31")));
+        assert!(!b.admit(day("2013-06-03")));
+        assert!(!b.admit_iso("1970-01-01T00:00:00Z"));
+        let open = DateBounds::new(None);
+        assert!(open.admit(day("2099-01-01")));
+        assert!(!open.admit_iso("nonsense"));
+    }
+
+    #[test]
+    fn change_datelines() {
+        assert!(speaks_of_change("Updated: July 3, 2012"));
+        assert!(speaks_of_change("Zuletzt aktualisiert am 3. Juli 2012"));
+        assert!(!speaks_of_change("Posted on July 3, 2012"));
+    }
+}
