@@ -25,7 +25,8 @@
 //!   once (by device and inode), so a symlink cycle ends the walk of that
 //!   branch instead of looping. In a folder, files named like inputs are
 //!   taken (`.warc`, `.arc`, either with `.gz`, `.zst` or `.lz4`, and the
-//!   feed extensions of [`is_feed_file`]), and any other file whose first
+//!   feed extensions of [`is_feed_file`], `.html` and `.htm` pages:
+//!   `crate::html_files`), and any other file whose first
 //!   bytes are a WARC's or ARC's (plain or compressed) or a feed's
 //!   ([`canopy_ingest::sniff`]); a file named on the command line is taken
 //!   whatever its name.
@@ -93,6 +94,8 @@ pub enum Kind {
     Archive,
     /// A feed file.
     Feed,
+    /// An HTML page saved as a file (`crate::html_files`).
+    Html,
 }
 
 /// Whether `input` is a stream (standard input, an http(s) URL) rather
@@ -107,6 +110,8 @@ pub fn is_stream(input: &Path) -> bool {
 pub fn kind(input: &Path) -> Kind {
     if is_stream(input) || is_warc_file(input) {
         Kind::Archive
+    } else if crate::html_files::is_html_file(input) {
+        Kind::Html
     } else if is_feed_file(input)
         || canopy_ingest::sniff(input) == Some(canopy_ingest::Sniffed::Feed)
     {
@@ -167,7 +172,7 @@ fn nothing_there(e: &io::Error) -> bool {
 
 /// Whether a folder entry is taken as an input by its name.
 fn named_like_input(path: &Path) -> bool {
-    is_warc_file(path) || is_feed_file(path)
+    is_warc_file(path) || is_feed_file(path) || crate::html_files::is_html_file(path)
 }
 
 /// The inputs of a step, as the operator names them.

@@ -14,6 +14,7 @@ mod extract;
 mod fallback;
 mod feed_trust;
 mod fingerprint;
+mod html_files;
 mod index;
 mod inputs;
 mod merge;

@@ -419,7 +419,18 @@ fn read_files(
         }
         // A feed file, and a file that cannot be opened, count as one
         // record each; a WARC's records are counted as it is read.
-        if crate::inputs::kind(file) == crate::inputs::Kind::Feed {
+        let kind = crate::inputs::kind(file);
+        if kind == crate::inputs::Kind::Html {
+            marker.records += 1;
+            match crate::html_files::read_page(file, options) {
+                Ok(page) => spill.push(Read::Event(index, Event::Page(page)))?,
+                Err(reject) => rejects.push(*reject),
+            }
+            done += size;
+            progress.set_position(done);
+            continue;
+        }
+        if kind == crate::inputs::Kind::Feed {
             marker.records += 1;
             match canopy_ingest::read_feed_file(file, options) {
                 Ok(items) => spill.push(Read::Feed(index, items))?,

@@ -328,3 +328,67 @@ fn partition_reads_standard_input_too() {
     let got = std::fs::read(out.join("articles.jsonl")).unwrap();
     assert!(got == expected);
 }
+
+/// A folder of saved pages: `HOST/PATH` as `wget -r` lays them out, or a
+/// sidecar `NAME.url`; a page with neither is a reject (stage `url`).
+#[test]
+fn html_files_are_pages_with_the_url_their_place_or_sidecar_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("saved");
+    let news = root.join("mirror/www.example.com/news");
+    std::fs::create_dir_all(&news).unwrap();
+    std::fs::create_dir_all(root.join("loose")).unwrap();
+    let page = |n: &str| {
+        format!(
+            "<html><head><title>Story {n}</title></head><body><div id=nav><a href=/>Home</a> \
+             <a href=/news>News</a></div><div id=story><h1>Story {n}</h1><p>This is story {n}, \
+             which tells of the night crawl and of the pages it brings back to the archive \
+             every morning without fail.</p><p>Its second paragraph, story {n}, goes on \
+             about the crawler.</p></div><div id=foot>Copyright Example</div></body></html>"
+        )
+    };
+    for n in ["one", "two", "three"] {
+        std::fs::write(news.join(format!("{n}.html")), page(n)).unwrap();
+    }
+    std::fs::write(root.join("loose/page.htm"), page("loose")).unwrap();
+    std::fs::write(
+        root.join("loose/page.htm.url"),
+        "https://blog.example.org/p/1\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("loose/orphan.html"), page("orphan")).unwrap();
+    let out = dir.path().join("out");
+    let r = common::run(&[&root], &out, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let articles = r.articles();
+    let urls: Vec<&str> = articles
+        .iter()
+        .map(|a| a["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "https://blog.example.org/p/1",
+            "http://www.example.com/news/one.html",
+            "http://www.example.com/news/three.html",
+            "http://www.example.com/news/two.html",
+        ]
+    );
+    // The three pages of one template share a wrapper.
+    assert!(
+        articles[1..].iter().all(|a| a["method"] == "forest"),
+        "{articles:?}"
+    );
+    assert!(articles[1]["text"]
+        .as_str()
+        .unwrap()
+        .contains("This is story one"));
+    assert!(!articles[1]["text"].as_str().unwrap().contains("Copyright"));
+    let rejects = r.rejects();
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    assert_eq!(rejects[0]["stage"], "url");
+    assert!(rejects[0]["source"]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("orphan.html"));
+}
