@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use canopy_types::{PageRecord, SourceRef};
 
 use crate::backlog::Backlog;
 use crate::config::Format;
@@ -90,20 +89,13 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
     let (config, method) =
         crate::resolve_settings(args.config.as_deref(), None, None, Some(1), method, formats)?;
     let (bytes, content_type, url) = read_input(args, config.ingest.max_page_bytes)?;
-    let (html, charset) = canopy_ingest::decode_html(&bytes, content_type.as_deref());
-    let record = PageRecord {
-        url: url.clone(),
-        record_id: String::new(),
-        source: SourceRef {
-            file: args.input.clone(),
-            offset: None,
-        },
-        status: None,
-        charset: charset.to_string(),
-        date: None,
-        content_language: None,
-        html,
-    };
+    let record = crate::html_files::page_record(
+        url.clone(),
+        String::new(),
+        args.input.clone(),
+        &bytes,
+        content_type.as_deref(),
+    );
     let settings = SiteSettings::new(&config, method)?;
     let site = canopy_cluster::site_key(&url);
     let feeds = HashMap::new();

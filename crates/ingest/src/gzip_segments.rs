@@ -295,24 +295,7 @@ impl Seek for SegmentedGzip {
     /// The position in the decompressed stream; like `GzipReader`, only
     /// forward.
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        let target = match pos {
-            SeekFrom::Start(p) => p,
-            SeekFrom::Current(d) => self.pos.checked_add_signed(d).ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "seek before the start")
-            })?,
-            SeekFrom::End(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    "seeking from the end of a gzip stream",
-                ))
-            }
-        };
-        if target < self.pos {
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "seeking backwards in a gzip stream",
-            ));
-        }
+        let target = crate::stream::forward_target(self.pos, pos, "a gzip stream")?;
         while self.pos < target {
             let available = self.fill_buf()?.len();
             if available == 0 {

@@ -47,24 +47,7 @@ impl<R: Read> BufRead for Forward<R> {
 
 impl<R: Read> Seek for Forward<R> {
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        let target = match pos {
-            SeekFrom::Start(p) => p,
-            SeekFrom::Current(d) => self.pos.checked_add_signed(d).ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "seek before the start")
-            })?,
-            SeekFrom::End(_) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    "seeking from the end of a stream",
-                ))
-            }
-        };
-        if target < self.pos {
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "seeking backwards in a stream",
-            ));
-        }
+        let target = forward_target(self.pos, pos, "a stream")?;
         let skip = target - self.pos;
         let skipped = io::copy(&mut self.by_ref().take(skip), &mut io::sink())?;
         if skipped < skip {
@@ -79,6 +62,31 @@ impl<R: Read> Seek for Forward<R> {
     fn stream_position(&mut self) -> io::Result<u64> {
         Ok(self.pos)
     }
+}
+
+/// Where a seek to `to` from position `pos` lands in a reader that only
+/// goes forward (`what` names it in the errors): an error for a seek from
+/// the end, or back.
+pub(crate) fn forward_target(pos: u64, to: SeekFrom, what: &str) -> io::Result<u64> {
+    let target = match to {
+        SeekFrom::Start(p) => p,
+        SeekFrom::Current(d) => pos
+            .checked_add_signed(d)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?,
+        SeekFrom::End(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("seeking from the end of {what}"),
+            ))
+        }
+    };
+    if target < pos {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("seeking backwards in {what}"),
+        ));
+    }
+    Ok(target)
 }
 
 #[cfg(test)]
