@@ -34,6 +34,7 @@ pub mod fingerprint;
 mod html_files;
 pub mod inputs;
 pub mod merge;
+pub mod order;
 mod page;
 pub mod partition;
 mod records;
