@@ -179,6 +179,8 @@ pub fn is_feed_file(path: &Path) -> bool {
         .any(|ext| name.ends_with(ext))
 }
 
+/// Whether a file is a WARC or ARC file by its name (plain, `.gz`, `.zst`
+/// or `.lz4`).
 pub fn is_warc_file(path: &Path) -> bool {
     let name = path
         .file_name()

@@ -29,6 +29,8 @@
 //! assert!(!article.text.contains("Contact us"));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod extract;
 pub mod fingerprint;
 mod html_files;

@@ -10,8 +10,9 @@ pub fn article_order(a: &Article, b: &Article) -> Ordering {
     (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(&b.site, &b.cluster, &b.url, &b.record_id))
 }
 
-// Carried-over wrappers keep their cluster name, which may repeat
-// tonight's: the template breaks the tie.
+/// The order of `wrappers.jsonl`: (site, cluster, template). Carried-over
+/// wrappers keep their cluster name, which may repeat tonight's: the
+/// template breaks the tie.
 pub fn wrapper_order(a: &WrapperRecord, b: &WrapperRecord) -> Ordering {
     (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
 }

@@ -9,7 +9,7 @@ use canopy_types::{FeedItem, PageRecord};
 
 /// A parsed page with what every method needs.
 pub struct Page<'f> {
-    /// Its position among the site's pages ([`SitePages`]).
+    /// Its position among the site's pages ([`crate::pages::SitePages`]).
     pub index: usize,
     /// Its record, without the HTML (freed once parsed).
     pub record: PageRecord,

@@ -53,7 +53,7 @@ pub struct SiteSettings {
     pub max_learn_pages: usize,
     /// Most pages of a site held parsed together (0: all); a larger site's
     /// parsed pages are read back from disk as each step needs them
-    /// ([`SitePages`]).
+    /// (`SitePages`).
     pub max_resident_pages: usize,
     pub top_k: usize,
     pub signifiers: SignifierSource,
@@ -75,7 +75,7 @@ pub struct SiteSettings {
     /// teaches the prior.
     pub prior_pages: usize,
     /// `forest.validate`: each wrapper is checked against the page-level
-    /// path ([`check_wrapper`]).
+    /// path (`check_wrapper`).
     pub validate: bool,
     /// `dedup.mode`: which of a site's pages are left out as duplicates
     /// before it is processed ([`crate::dedup`]).

@@ -47,7 +47,7 @@ use crate::title::clean_title;
 
 /// A site's page records: all of them (sorted by URL), or, for a site of
 /// more than `run.max_resident_pages` pages, their bucket entries, read
-/// and parsed a chunk at a time ([`SitePages::read`]), and the folder its
+/// and parsed a chunk at a time (`SitePages::read`), and the folder its
 /// parsed pages and articles wait in ([`ArticleSpill`]).
 pub enum SiteInput<'r> {
     Records(Vec<PageRecord>),
