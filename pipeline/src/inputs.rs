@@ -21,7 +21,7 @@ pub struct InputArgs {
 
 impl InputArgs {
     /// Every input named, the list's entries after those on the command line.
-    pub fn entries(&self) -> anyhow::Result<Vec<PathBuf>> {
+    pub fn entries(&self) -> canopy::Result<Vec<PathBuf>> {
         canopy::inputs::entries(
             &self.inputs,
             self.input_list.as_deref(),

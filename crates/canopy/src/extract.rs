@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
+use crate::error::{ensure, Context};
 use canopy_buckets::{
     article_key, merge_csv, merge_jsonl, wrapper_key, BucketMarker, BucketReader, Entry, Item,
 };
@@ -183,12 +183,13 @@ pub fn extract_bucket(
     expect: &serde_json::Value,
     durability: Durability,
     progress: &ProgressBar,
-) -> anyhow::Result<(BucketMarker, bool)> {
+) -> crate::Result<(BucketMarker, bool)> {
     let partition = canopy_buckets::complete_layout(work)?;
     let (layout, digest) = (partition.layout, partition.fingerprint.digest());
     if let Some(done) = canopy_buckets::read_bucket_marker(dir)? {
         let differences = done.differences(&digest, expect);
-        anyhow::ensure!(
+        ensure!(
+            Usage,
             differences.is_empty(),
             "{} was extracted with other inputs or settings ({}): give every extract the \
              same flags and config, or another --out (or remove that folder to extract it again)",
@@ -197,7 +198,8 @@ pub fn extract_bucket(
         );
         return Ok((done, true));
     }
-    anyhow::ensure!(
+    ensure!(
+        Usage,
         bucket < layout.buckets,
         "--bucket {bucket} is not below the partition's {} buckets",
         layout.buckets
@@ -439,7 +441,7 @@ pub fn site_settings(
     config: &Config,
     method: Method,
     wrappers: Option<&Path>,
-) -> anyhow::Result<SiteSettings> {
+) -> crate::Result<SiteSettings> {
     let mut settings = SiteSettings::new(config, method)?;
     settings.reuse = wrappers
         .map(|path| Reuse::load(path, &config.reuse, true))

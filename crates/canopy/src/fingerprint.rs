@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use crate::error::Context;
 use canopy_buckets::{InputFile, Layout, WorkFingerprint};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -46,8 +46,9 @@ pub fn extraction_settings(
     config: &Config,
     method: Method,
     wrappers: Option<&Path>,
-) -> anyhow::Result<Value> {
-    let mut config_json = serde_json::to_value(config)?;
+) -> crate::Result<Value> {
+    let mut config_json = serde_json::to_value(config)
+        .map_err(|e| crate::Error::Invalid(format!("settings: {e}")))?;
     if let Value::Object(table) = &mut config_json {
         table.remove("ingest");
         if let Some(Value::Object(run)) = table.get_mut("run") {
@@ -72,7 +73,7 @@ pub fn extraction_settings(
     }))
 }
 
-fn sha256_of(path: &Path) -> anyhow::Result<String> {
+fn sha256_of(path: &Path) -> crate::Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(Sha256::digest(&bytes)
         .iter()

@@ -44,7 +44,8 @@ use std::fs::Metadata;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use crate::error::{ensure, Context};
+use crate::Error;
 use canopy_types::{Reject, SourceRef};
 
 /// The expanded input list.
@@ -205,11 +206,12 @@ pub fn entries(
     inputs: &[PathBuf],
     list: Option<&Path>,
     base: Option<&str>,
-) -> anyhow::Result<Vec<PathBuf>> {
+) -> crate::Result<Vec<PathBuf>> {
     let mut entries = inputs.to_vec();
     if let Some(list) = list {
         let listed = read_list(list, base)?;
-        anyhow::ensure!(
+        ensure!(
+            Usage,
             !(list.as_os_str() == STDIN && entries.iter().any(|e| e.as_os_str() == STDIN)),
             "standard input cannot be both the input list and an input"
         );
@@ -228,7 +230,7 @@ fn taken_from_folder(path: &Path) -> bool {
 /// through gzip if named `.gz`) or `-` for standard input; one path or
 /// URL a line, blank lines and `#` comments skipped; a relative entry is
 /// joined to `base` (a folder or a URL) when one is given.
-pub fn read_list(list: &Path, base: Option<&str>) -> anyhow::Result<Vec<PathBuf>> {
+pub fn read_list(list: &Path, base: Option<&str>) -> crate::Result<Vec<PathBuf>> {
     use std::io::Read;
     let mut raw = Vec::new();
     let read = if list.as_os_str() == STDIN {
@@ -245,8 +247,9 @@ pub fn read_list(list: &Path, base: Option<&str>) -> anyhow::Result<Vec<PathBuf>
             .with_context(|| format!("cannot inflate the input list {}", list.display()))?;
         plain
     } else {
-        String::from_utf8(raw)
-            .map_err(|_| anyhow::anyhow!("the input list {} is not UTF-8", list.display()))?
+        String::from_utf8(raw).map_err(|_| {
+            Error::Invalid(format!("the input list {} is not UTF-8", list.display()))
+        })?
     };
     Ok(text
         .lines()
@@ -272,7 +275,7 @@ pub fn read_list(list: &Path, base: Option<&str>) -> anyhow::Result<Vec<PathBuf>
 /// Expands `inputs` (files and folders) into the files to read. `Err` only
 /// for an input named here that does not exist; everything else that
 /// cannot be read is a reject ([module docs](self)).
-pub fn expand(inputs: &[PathBuf]) -> anyhow::Result<Inputs> {
+pub fn expand(inputs: &[PathBuf]) -> crate::Result<Inputs> {
     let mut roots: Vec<&PathBuf> = inputs.iter().collect();
     roots.sort();
     roots.dedup();
@@ -286,7 +289,7 @@ pub fn expand(inputs: &[PathBuf]) -> anyhow::Result<Inputs> {
         match std::fs::metadata(root) {
             Ok(meta) => walk.visit(root.clone(), &meta, true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                anyhow::bail!("input not found: {}", root.display())
+                return Err(Error::Usage(format!("input not found: {}", root.display())))
             }
             Err(e) => walk
                 .rejects

@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+mod error;
 pub mod extract;
 pub mod fingerprint;
 mod html_files;
@@ -62,26 +63,4 @@ pub use settings::Settings;
 pub use site::{extract_site, site_key, Duplicate, SiteResult};
 pub use wrappers::Wrappers;
 
-/// Why a call could not do its work. A bad record is never an error: it
-/// is a [`Reject`] with its reason, and the rest goes on.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// Settings that cannot be used, or a settings or wrappers file that
-    /// cannot be read.
-    #[error(transparent)]
-    Settings(#[from] canopy_site::Error),
-    /// A file or folder that cannot be read or written.
-    #[error("{what}: {error}")]
-    Io {
-        /// What was being read or written.
-        what: String,
-        /// Why it failed.
-        error: std::io::Error,
-    },
-    /// A step of the pipeline that failed (its message says which and why).
-    #[error("{0:#}")]
-    Run(anyhow::Error),
-}
-
-/// A `Result` of this crate's [`Error`].
-pub type Result<T> = std::result::Result<T, Error>;
+pub use error::{Error, Result};

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use crate::error::{ensure, Context};
 use canopy_buckets::{
     article_key, bucket_out_dir, duplicate_key, merge_csv, merge_jsonl, reject_key, wrapper_key,
 };
@@ -111,7 +111,7 @@ impl RunStats {
 /// Merges the outputs of every bucket under `buckets_root/buckets/` and the
 /// rejects of every rank of `work` into `out`. Every bucket must have been
 /// extracted from this partition, all with the same settings.
-pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<RunStats> {
+pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<RunStats> {
     let partition = canopy_buckets::complete_layout(work)?;
     let (layout, ranks) = (partition.layout, partition.ranks);
     let digest = partition.fingerprint.digest();
@@ -158,7 +158,8 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         }
         dirs.push(dir);
     }
-    anyhow::ensure!(
+    ensure!(
+        Usage,
         missing.is_empty(),
         "{} of {} buckets have not been extracted into {} (bucket {:?}{})",
         missing.len(),
@@ -167,7 +168,8 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
         &missing[..missing.len().min(10)],
         if missing.len() > 10 { ", …" } else { "" }
     );
-    anyhow::ensure!(
+    ensure!(
+        Usage,
         foreign.is_empty(),
         "the buckets in {} were not all extracted from the partition in {} with the same \
          settings: {}{}. Extract them again into a fresh --out, with the same flags for every bucket",
@@ -178,7 +180,8 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
     );
     // Every record read ends as one article, feed, revisit, skip or
     // reject: any difference is a record lost (or counted twice).
-    anyhow::ensure!(
+    ensure!(
+        Invalid,
         stats.records == stats.accounted(),
         "the records do not add up ({}): canopy lost track of {} records; this is a bug",
         stats.records_line(),
@@ -228,7 +231,7 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> anyhow::Result<Run
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
         let counts = canopy_extract::PriorCounts::from_tsv(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            .map_err(|e| crate::Error::Invalid(format!("{}: {e}", path.display())))?;
         prior.add(&counts);
     }
     write_atomic(out, "prior.tsv", |w| w.write_all(prior.to_tsv().as_bytes())).with_context(ctx)?;
@@ -259,7 +262,7 @@ pub fn set_names(wet: Option<&str>) -> Vec<&str> {
 /// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`]
 /// and `extra` (the `--wet` file: a name in `out`, or an absolute path
 /// elsewhere): call it after the run's last output.
-pub fn mark_complete(out: &Path, extra: Option<&Path>) -> anyhow::Result<()> {
+pub fn mark_complete(out: &Path, extra: Option<&Path>) -> crate::Result<()> {
     let files: Vec<PathBuf> = OUTPUTS
         .iter()
         .map(PathBuf::from)
@@ -272,7 +275,7 @@ pub fn mark_complete(out: &Path, extra: Option<&Path>) -> anyhow::Result<()> {
 /// Puts the set written into `switch`'s folder in place of `--out`
 /// (`wet`: the WET file's name when it is part of the set), with a line on
 /// stderr when that was not one step.
-pub fn switch_in(switch: &mut OutputSwitch, wet: Option<&str>) -> anyhow::Result<()> {
+pub fn switch_in(switch: &mut OutputSwitch, wet: Option<&str>) -> crate::Result<()> {
     let switched = switch
         .commit(&set_names(wet))
         .with_context(|| format!("cannot put the new outputs in {}", switch.out().display()))?;

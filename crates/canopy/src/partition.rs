@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
 
-use anyhow::Context;
+use crate::error::{ensure, Context};
 use canopy_buckets::{
     InputPos, Item, Layout, PageKeys, RankMarker, RankWriter, Record, WorkFingerprint,
 };
@@ -225,14 +225,20 @@ pub fn partition(
     config: &Config,
     durability: Durability,
     progress: &ProgressBar,
-) -> anyhow::Result<(RankMarker, bool)> {
-    anyhow::ensure!(layout.world_size >= 1, "--world-size must be at least 1");
-    anyhow::ensure!(
+) -> crate::Result<(RankMarker, bool)> {
+    ensure!(
+        Usage,
+        layout.world_size >= 1,
+        "--world-size must be at least 1"
+    );
+    ensure!(
+        Usage,
         rank < layout.world_size,
         "--rank {rank} is not below --world-size {}",
         layout.world_size
     );
-    anyhow::ensure!(
+    ensure!(
+        Usage,
         (1..=99_999).contains(&layout.buckets),
         "--buckets must be between 1 and 99999"
     );
@@ -244,7 +250,8 @@ pub fn partition(
     if let Some(done) = canopy_buckets::read_rank_marker(work, rank)? {
         // The folder's fingerprint is this one (claimed above): a marker
         // of another is an older canopy's, or was copied in.
-        anyhow::ensure!(
+        ensure!(
+            Usage,
             done.work == digest && done.share == share,
             "{} holds a marker of rank {rank} partitioned from other inputs than its {}: \
              partition again into a fresh work folder",

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
+use crate::error::{ensure, Context};
 use canopy_output::switch::OutputSwitch;
 use canopy_site::Reuse;
 
@@ -62,28 +62,25 @@ pub fn run(
         .map(|path| Reuse::load(path, &config.reuse, !request.apply_only))
         .transpose()?
         .map(Arc::new);
-    let expect =
-        crate::fingerprint::extraction_settings(config, method, wrappers).map_err(Error::Run)?;
+    let expect = crate::fingerprint::extraction_settings(config, method, wrappers)?;
     let wet = request
         .wet
         .as_deref()
         .map(|p| WetPlace::of(p, &request.out).context("--wet"))
-        .transpose()
-        .map_err(Error::Run)?;
+        .transpose()?;
     if let Some(work) = &request.work {
         let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
         if same(work, &request.out) {
-            return Err(Error::Run(anyhow::anyhow!(
-                "--work must be another folder than --out"
-            )));
+            return Err(Error::Usage(
+                "--work must be another folder than --out".into(),
+            ));
         }
     }
     let wet_name = wet.as_ref().and_then(WetPlace::name_in_set);
     // Locks `out` (a second run into it fails here, at once) and makes the
     // folder the new outputs are written into.
     let mut switch = OutputSwitch::begin(&request.out, &crate::merge::set_names(wet_name))
-        .with_context(|| format!("output folder {} is not usable", request.out.display()))
-        .map_err(Error::Run)?;
+        .with_context(|| format!("output folder {} is not usable", request.out.display()))?;
     for note in switch.notes() {
         eprintln!("canopy: {note}");
     }
@@ -110,10 +107,9 @@ pub fn run(
         crate::merge::mark_complete(&staging, listed.as_deref())?;
         crate::merge::switch_in(&mut switch, wet_name)?;
         Ok((stats, seconds))
-    })
-    .map_err(Error::Run)?;
+    })?;
     let wrapper_statuses = match wrappers {
-        Some(_) => Some(crate::run::wrapper_statuses(switch.out()).map_err(Error::Run)?),
+        Some(_) => Some(crate::run::wrapper_statuses(switch.out())?),
         None => None,
     };
     Ok(RunReport {
@@ -146,8 +142,9 @@ impl WetPlace {
     /// missing), so a bad path fails before hours of work. The path must be a new or a regular file, never `-` (standard
     /// output) nor a device, FIFO or symlink, which the file would be
     /// renamed over (`canopy_output::check_replaceable`).
-    fn of(wet: &Path, out: &Path) -> anyhow::Result<WetPlace> {
-        anyhow::ensure!(
+    fn of(wet: &Path, out: &Path) -> crate::Result<WetPlace> {
+        ensure!(
+            Usage,
             wet != Path::new("-"),
             "writing the WET file to standard output (-) is not supported: give a file path"
         );
@@ -158,12 +155,13 @@ impl WetPlace {
         let name = wet
             .file_name()
             .and_then(|n| n.to_str())
-            .with_context(|| format!("{} names no file", wet.display()))?;
+            .ok_or_else(|| Error::Usage(format!("{} names no file", wet.display())))?;
         std::fs::create_dir_all(out)?;
         if parent.canonicalize()? != out.canonicalize()? {
             return Ok(WetPlace::Elsewhere(std::path::absolute(wet)?));
         }
-        anyhow::ensure!(
+        ensure!(
+            Usage,
             !crate::merge::set_names(None).contains(&name),
             "{} is one of the run's outputs",
             wet.display()

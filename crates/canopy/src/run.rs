@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context;
+use crate::error::Context;
 use canopy_buckets::Layout;
 use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
@@ -68,7 +68,7 @@ pub fn run_all(
     reuse: Option<Arc<Reuse>>,
     expect: &serde_json::Value,
     progress: &Progress,
-) -> anyhow::Result<(RunStats, f64)> {
+) -> crate::Result<(RunStats, f64)> {
     let start = Instant::now();
     let inputs = crate::inputs::expand(inputs)?;
     std::fs::create_dir_all(out_dir)
@@ -141,7 +141,7 @@ pub fn run_all(
     // A method that reads feed items would quietly be another without
     // them (tf-idf signifiers, or no text): refused instead.
     if canopy_site::needs_feeds(config, method) && rank.feeds == 0 {
-        anyhow::bail!(
+        return Err(crate::Error::Usage(format!(
             "--method {method}{} needs feeds, and the inputs hold none: give feed files \
              (.rss, .atom, .xml, .json) or WARCs with feed responses",
             if method.uses_feeds() {
@@ -149,7 +149,7 @@ pub fn run_all(
             } else {
                 " with --signifiers feeds"
             }
-        );
+        )));
     }
 
     // One bucket after another, sites in parallel inside each, from this
@@ -207,7 +207,7 @@ pub fn run_all(
 fn reuse_or_start_over(
     work: &Path,
     fingerprint: &canopy_buckets::WorkFingerprint,
-) -> anyhow::Result<()> {
+) -> crate::Result<()> {
     let old = canopy_buckets::read_work_fingerprint(work)?;
     if old.as_ref() == Some(fingerprint) {
         return Ok(());
@@ -218,11 +218,11 @@ fn reuse_or_start_over(
         .map(|f| f.world_size)
         .or(marker.as_ref().map(|m| m.world_size));
     if let Some(w) = world_size.filter(|&w| w != 1) {
-        anyhow::bail!(
+        return Err(crate::Error::Usage(format!(
             "--work {} holds a partition of {w} ranks (canopy partition): run starts over \
              only its own work folders; give run another --work",
             work.display()
-        );
+        )));
     }
     let why = match (&old, &marker) {
         (Some(old), _) => Some(canopy_buckets::fingerprint::describe(
@@ -247,7 +247,7 @@ fn reuse_or_start_over(
 /// one `conversion` record per article, carrying its source response's
 /// `WARC-Date` and `WARC-Record-ID`. The file is read twice (the `warcinfo`
 /// record's id and date depend on all the articles), one article at a time.
-pub fn write_wet(path: &Path, articles: &Path) -> anyhow::Result<()> {
+pub fn write_wet(path: &Path, articles: &Path) -> crate::Result<()> {
     let each_article =
         |each: &mut dyn FnMut(&canopy_output::wet::WetRecord<'_>) -> std::io::Result<()>| {
             let file = std::fs::File::open(articles)?;
@@ -278,18 +278,19 @@ pub fn write_wet(path: &Path, articles: &Path) -> anyhow::Result<()> {
 
 /// How many clusters of the run in `out_dir` got each `wrapper` status
 /// (`reused`, `relearned`, …), from its `summary.csv`.
-pub fn wrapper_statuses(out_dir: &Path) -> anyhow::Result<BTreeMap<String, usize>> {
+pub fn wrapper_statuses(out_dir: &Path) -> crate::Result<BTreeMap<String, usize>> {
     let path = out_dir.join("summary.csv");
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let invalid = |e: csv::Error| crate::Error::Invalid(format!("{}: {e}", path.display()));
+    let mut reader = csv::Reader::from_path(&path).map_err(invalid)?;
     let column = reader
-        .headers()?
+        .headers()
+        .map_err(invalid)?
         .iter()
         .position(|h| h == "wrapper")
-        .with_context(|| format!("no wrapper column in {}", path.display()))?;
+        .ok_or_else(|| crate::Error::Invalid(format!("no wrapper column in {}", path.display())))?;
     let mut counts = BTreeMap::new();
     for row in reader.records() {
-        let row = row.with_context(|| format!("invalid row in {}", path.display()))?;
+        let row = row.map_err(invalid)?;
         *counts.entry(row[column].to_string()).or_insert(0) += 1;
     }
     Ok(counts)

@@ -24,11 +24,71 @@ use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use canopy_score::{mean, score_page, tokens, PageScore};
 use serde::Deserialize;
 
 use canopy_site::{Config, Method, SignifierSource};
+
+/// Why an evaluation could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A run of a method that failed.
+    #[error(transparent)]
+    Canopy(#[from] canopy::Error),
+    /// Settings that cannot be used.
+    #[error(transparent)]
+    Settings(#[from] canopy_site::Error),
+    /// A corpus, peer or output file or folder that cannot be read or
+    /// written, or is not as `../shared/corpora/README.md` describes it:
+    /// where and why.
+    #[error("{0}")]
+    Corpus(String),
+}
+
+/// A `Result` of this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// What was being done when something failed, said before why.
+trait Context<T> {
+    fn context(self, what: impl std::fmt::Display) -> Result<T>;
+    fn with_context<D: std::fmt::Display>(self, what: impl FnOnce() -> D) -> Result<T>;
+}
+
+impl<T, E: std::fmt::Display> Context<T> for std::result::Result<T, E> {
+    fn context(self, what: impl std::fmt::Display) -> Result<T> {
+        self.map_err(|e| Error::Corpus(format!("{what}: {e}")))
+    }
+
+    fn with_context<D: std::fmt::Display>(self, what: impl FnOnce() -> D) -> Result<T> {
+        self.map_err(|e| Error::Corpus(format!("{}: {e}", what())))
+    }
+}
+
+impl<T> Context<T> for Option<T> {
+    fn context(self, what: impl std::fmt::Display) -> Result<T> {
+        self.ok_or_else(|| Error::Corpus(what.to_string()))
+    }
+
+    fn with_context<D: std::fmt::Display>(self, what: impl FnOnce() -> D) -> Result<T> {
+        self.ok_or_else(|| Error::Corpus(what().to_string()))
+    }
+}
+
+/// Returns `Err(Error::Corpus(format!(...)))` unless `$cond`.
+macro_rules! ensure {
+    ($cond:expr, $($arg:tt)+) => {
+        if !$cond {
+            return Err(Error::Corpus(format!($($arg)+)));
+        }
+    };
+}
+
+/// Returns `Err(Error::Corpus(format!(...)))`.
+macro_rules! bail {
+    ($($arg:tt)+) => {
+        return Err(Error::Corpus(format!($($arg)+)))
+    };
+}
 
 /// Sites with fewer pages than this are left out of the per-site table of a
 /// corpus with more than [`MANY_SITES`] sites (the means still cover them).
@@ -119,7 +179,7 @@ impl MethodResult {
 
 /// The rows of `dir/manifest.tsv` (a header line, tab-separated, no
 /// quoting), read as `T`: the columns it names, the others ignored.
-fn manifest_rows<T: serde::de::DeserializeOwned>(dir: &Path) -> anyhow::Result<Vec<T>> {
+fn manifest_rows<T: serde::de::DeserializeOwned>(dir: &Path) -> Result<Vec<T>> {
     let path = dir.join("manifest.tsv");
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b'\t')
@@ -128,14 +188,14 @@ fn manifest_rows<T: serde::de::DeserializeOwned>(dir: &Path) -> anyhow::Result<V
         .with_context(|| format!("cannot read {}", path.display()))?;
     let rows = reader
         .deserialize::<T>()
-        .collect::<Result<Vec<T>, _>>()
+        .collect::<std::result::Result<Vec<T>, _>>()
         .with_context(|| format!("bad line in {}", path.display()))?;
-    anyhow::ensure!(!rows.is_empty(), "{} lists no pages", path.display());
+    ensure!(!rows.is_empty(), "{} lists no pages", path.display());
     Ok(rows)
 }
 
 /// Reads `dir/manifest.tsv` and every page's gold text.
-pub fn read_manifest(dir: &Path) -> anyhow::Result<Vec<GoldPage>> {
+pub fn read_manifest(dir: &Path) -> Result<Vec<GoldPage>> {
     let mut pages = Vec::new();
     for page in manifest_rows::<ManifestPage>(dir)? {
         let gold_path = dir.join(&page.gold);
@@ -147,7 +207,7 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<Vec<GoldPage>> {
 }
 
 /// The one `*.warc.gz` directly inside the corpus folder.
-fn corpus_warc(dir: &Path) -> anyhow::Result<PathBuf> {
+fn corpus_warc(dir: &Path) -> Result<PathBuf> {
     let mut warcs: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read folder {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -156,8 +216,8 @@ fn corpus_warc(dir: &Path) -> anyhow::Result<PathBuf> {
     warcs.sort();
     match warcs.len() {
         1 => Ok(warcs.remove(0)),
-        0 => anyhow::bail!("no *.warc.gz in {}", dir.display()),
-        n => anyhow::bail!("{n} *.warc.gz files in {}, expected one", dir.display()),
+        0 => bail!("no *.warc.gz in {}", dir.display()),
+        n => bail!("{n} *.warc.gz files in {}, expected one", dir.display()),
     }
 }
 
@@ -167,7 +227,7 @@ fn record_key(id: &str) -> &str {
 }
 
 /// The articles of a run's `articles.jsonl`.
-fn read_articles(path: &Path) -> anyhow::Result<Vec<canopy_types::Article>> {
+fn read_articles(path: &Path) -> Result<Vec<canopy_types::Article>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     text.lines()
@@ -207,11 +267,11 @@ pub fn run_outputs(
     record_ids: &[&str],
     config: &Config,
     method: Method,
-) -> anyhow::Result<Outputs> {
+) -> Result<Outputs> {
     let mut inputs = vec![corpus_warc(dir)?];
     if canopy_site::needs_feeds(config, method) {
         let feeds = dir.join("feeds");
-        anyhow::ensure!(
+        ensure!(
             feeds.is_dir(),
             "{} needs feeds but {} is missing",
             method.name(),
@@ -277,7 +337,7 @@ pub fn run_outputs(
 }
 
 /// Each checked cluster's decision, from a run's `summary.csv`.
-fn read_checks(path: &Path) -> anyhow::Result<HashMap<String, String>> {
+fn read_checks(path: &Path) -> Result<HashMap<String, String>> {
     #[derive(Deserialize)]
     struct Row {
         cluster: String,
@@ -306,7 +366,7 @@ pub fn run_method(
     pages: &[GoldPage],
     config: &Config,
     method: Method,
-) -> anyhow::Result<MethodResult> {
+) -> Result<MethodResult> {
     let ids: Vec<&str> = pages.iter().map(|p| p.page.record_id.as_str()).collect();
     Ok(score_outputs(
         run_outputs(dir, &ids, config, method)?,
@@ -315,7 +375,7 @@ pub fn run_method(
 }
 
 /// Scores every peer tool found in `dir` (one sub-folder per tool).
-pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> anyhow::Result<Vec<MethodResult>> {
+pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> Result<Vec<MethodResult>> {
     let ids: Vec<&str> = pages.iter().map(|p| p.page.id.as_str()).collect();
     let outputs = peer_outputs(dir, &ids)?;
     Ok(outputs
@@ -326,7 +386,7 @@ pub fn score_peers(dir: &Path, pages: &[GoldPage]) -> anyhow::Result<Vec<MethodR
 
 /// The outputs of every peer tool found in `dir` (one sub-folder per tool,
 /// `<id>.txt` per page; a missing file is no output) for the pages `ids`.
-pub fn peer_outputs(dir: &Path, ids: &[&str]) -> anyhow::Result<Vec<Outputs>> {
+pub fn peer_outputs(dir: &Path, ids: &[&str]) -> Result<Vec<Outputs>> {
     let mut tools: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read peers folder {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -527,7 +587,7 @@ pub fn render_markdown(corpus: &str, pages: &[GoldPage], results: &[MethodResult
 }
 
 /// Resolves the settings and the list of methods from the flags.
-fn settings(args: &EvalOptions) -> anyhow::Result<(Config, Vec<Method>)> {
+fn settings(args: &EvalOptions) -> Result<(Config, Vec<Method>)> {
     let mut config = Config::load(args.config.as_deref())?;
     if let Some(s) = args.signifiers {
         config.signifiers.source = s;
@@ -547,7 +607,7 @@ fn settings(args: &EvalOptions) -> anyhow::Result<(Config, Vec<Method>)> {
     }
     let mut methods: Vec<Method> = Vec::new();
     for name in names {
-        let m: Method = name.parse().map_err(anyhow::Error::msg)?;
+        let m: Method = name.parse().map_err(Error::Corpus)?;
         let m = match (m, config.signifiers.source) {
             (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
             (m, _) => m,
@@ -573,7 +633,7 @@ struct Setup {
     peers: Option<PathBuf>,
 }
 
-fn setup(args: &EvalOptions) -> anyhow::Result<Setup> {
+fn setup(args: &EvalOptions) -> Result<Setup> {
     let (config, methods) = settings(args)?;
     let corpus = args
         .corpus
@@ -624,7 +684,7 @@ fn runnable(corpus: &Path, config: &Config, methods: Vec<Method>) -> (Vec<Method
 /// Runs the methods (in the global rayon pool, which the caller sizes
 /// from `config.run.threads`), scores them and writes `eval.csv` and
 /// `eval.md`.
-pub fn eval(args: &EvalOptions) -> anyhow::Result<()> {
+pub fn eval(args: &EvalOptions) -> Result<()> {
     let s = setup(args)?;
     if s.corpus.join(snippets::SNIPPETS).is_file() {
         return snippets::eval(&s);
@@ -680,7 +740,7 @@ fn report(
     csv: impl FnOnce(&Path) -> io::Result<()>,
     md: &str,
     table: &str,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let out_dir = &s.out_dir;
     let ctx = || format!("cannot write into {}", out_dir.display());
     csv(out_dir).with_context(ctx)?;

@@ -13,12 +13,12 @@ use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
-use anyhow::Context;
 use canopy_score::{snippet_counts, SnippetCounts};
 use serde::Deserialize;
 
 use super::{
-    manifest_rows, peer_outputs, peers_note, report, run_outputs, MethodResult, Outputs, Setup,
+    manifest_rows, peer_outputs, peers_note, report, run_outputs, Context, MethodResult, Outputs,
+    Result, Setup,
 };
 
 /// The file whose presence makes a corpus a snippet corpus.
@@ -53,7 +53,7 @@ struct SnippetLine {
 
 /// Reads `dir/manifest.tsv` and `dir/snippets.jsonl`; every manifest page
 /// must have a line of snippets.
-pub fn read_pages(dir: &Path) -> anyhow::Result<Vec<SnippetPage>> {
+pub fn read_pages(dir: &Path) -> Result<Vec<SnippetPage>> {
     let path = dir.join(SNIPPETS);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -175,7 +175,7 @@ pub fn render_markdown(
 }
 
 /// `canopy eval` on a snippet corpus.
-pub(super) fn eval(s: &Setup) -> anyhow::Result<()> {
+pub(super) fn eval(s: &Setup) -> Result<()> {
     let pages = read_pages(&s.corpus)?;
     let record_ids: Vec<&str> = pages.iter().map(|p| p.record_id.as_str()).collect();
     let mut results = Vec::new();

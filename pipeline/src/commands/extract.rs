@@ -101,8 +101,8 @@ pub fn command(args: ExtractArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            if let Some(LayoutError::MissingRanks { .. } | LayoutError::NoRanks) =
-                e.downcast_ref::<LayoutError>()
+            if let canopy::Error::Layout(LayoutError::MissingRanks { .. } | LayoutError::NoRanks) =
+                &e
             {
                 eprintln!(
                     "canopy: cannot extract bucket {} from {}: {e:#}",
