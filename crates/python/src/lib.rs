@@ -7,6 +7,10 @@
 //! the boundary as a panic: a panic inside the library is caught and
 //! raised as `CanopyError` (see [`guard`]).
 
+// The library returns a page's Reject by value (`Result<Article, Reject>`);
+// the closures here pass it on as it is, to be turned into a Python error.
+#![allow(clippy::result_large_err)]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -126,16 +130,19 @@ fn extract_many<'py>(
     settings: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let threads = match settings {
-        Some(s) => s.get_item("threads")?.map(|t| t.extract::<usize>()).transpose()?,
+        Some(s) => s
+            .get_item("threads")?
+            .map(|t| t.extract::<usize>())
+            .transpose()?,
         None => None,
     };
     let settings = settings::from_kwargs(settings)?;
     let mut inputs = Vec::new();
     for item in pages.try_iter()? {
         let item = item?;
-        let (html, url): (Bound<'py, PyAny>, Option<String>) = item
-            .extract()
-            .map_err(|_| pyo3::exceptions::PyTypeError::new_err("extract_many takes (html, url) pairs"))?;
+        let (html, url): (Bound<'py, PyAny>, Option<String>) = item.extract().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("extract_many takes (html, url) pairs")
+        })?;
         let (bytes, declared) = html_bytes(&html)?;
         inputs.push((bytes, url.unwrap_or_default(), declared));
     }
@@ -403,9 +410,8 @@ fn read_warc(
 ) -> PyResult<WarcRecords> {
     let settings = settings::from_kwargs(settings)?;
     let path = PathBuf::from(settings::path_string(path)?);
-    let result = py.detach(|| {
-        guard(|| canopy::read_warc(&path, &settings).map(|it| Box::new(it) as Events))
-    });
+    let result = py
+        .detach(|| guard(|| canopy::read_warc(&path, &settings).map(|it| Box::new(it) as Events)));
     match result {
         Ok(Ok(events)) => Ok(WarcRecords {
             events: Mutex::new(Some(events)),

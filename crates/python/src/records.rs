@@ -130,9 +130,9 @@ fn page_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<Option<PageInput>> {
         .map_err(|_| PyTypeError::new_err("a read_warc page's html is a str"))?;
     let source = match dict.get_item("source")? {
         Some(s) if !s.is_none() => {
-            let s = s.cast::<PyDict>().map_err(|_| {
-                PyTypeError::new_err("a page's source is a dict {file, offset}")
-            })?;
+            let s = s
+                .cast::<PyDict>()
+                .map_err(|_| PyTypeError::new_err("a page's source is a dict {file, offset}"))?;
             SourceRef {
                 file: get(s, "file")?.unwrap_or_default(),
                 offset: get(s, "offset")?,
@@ -156,7 +156,10 @@ fn page_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<Option<PageInput>> {
 }
 
 /// `dict[key]`, with None and a missing key both `None`.
-fn get<'py, T: FromPyObjectOwned<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+fn get<'py, T: FromPyObjectOwned<'py>>(
+    dict: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<Option<T>> {
     match dict.get_item(key)? {
         Some(v) if !v.is_none() => v.extract::<T>().map(Some).map_err(|e| {
             let e: PyErr = e.into();

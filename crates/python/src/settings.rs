@@ -40,15 +40,20 @@ pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Arc<canopy::S
             }
         }
     }
-    let overlay = toml::to_string(&overlay)
-        .map_err(|e| PyValueError::new_err(format!("settings: {e}")))?;
+    let overlay =
+        toml::to_string(&overlay).map_err(|e| PyValueError::new_err(format!("settings: {e}")))?;
     let key = format!("{config:?}\n{method:?}\n{threads:?}\n{overlay}");
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
     if let Some(settings) = cache.get(&key) {
         return Ok(settings.clone());
     }
-    let settings = Arc::new(build(config.as_deref(), &overlay, method.as_deref(), threads)?);
+    let settings = Arc::new(build(
+        config.as_deref(),
+        &overlay,
+        method.as_deref(),
+        threads,
+    )?);
     if cache.len() >= CACHE_LIMIT {
         cache.clear();
     }

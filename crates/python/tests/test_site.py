@@ -1,6 +1,7 @@
 """Site level: extract_site equals `canopy run` for every site of big9 and
 dragnet; saved wrappers; canopy.run as the command."""
 
+import csv
 import subprocess
 from collections import defaultdict
 
@@ -31,12 +32,19 @@ def test_extract_site_equals_canopy_run_on_every_site(corpora_run):
     warcs, out = corpora_run
     run_articles = by_site(read_jsonl(out / "articles.jsonl"))
     run_wrappers = by_site(read_jsonl(out / "wrappers.jsonl"))
+    with open(out / "summary.csv", newline="", encoding="utf-8") as f:
+        run_summary = by_site(csv.DictReader(f))
     sites = pages_by_site(warcs)
     assert len(sites) >= 200, "big9 and dragnet have 266 sites"
     differ = []
     for site, pages in sorted(sites.items()):
         result = canopy.extract_site(pages)
-        if result.articles != run_articles.get(site, []) or result.wrappers != run_wrappers.get(site, []):
+        summary = [{k: str(v) for k, v in row.items()} for row in result.summary]
+        if (
+            result.articles != run_articles.get(site, [])
+            or result.wrappers != run_wrappers.get(site, [])
+            or summary != run_summary.get(site, [])
+        ):
             differ.append(site)
     assert not differ, f"{len(differ)} of {len(sites)} sites differ from canopy run: {differ[:10]}"
     # Every site of the run was seen.
