@@ -28,7 +28,7 @@
 #   BENCH_OUT=DIR     where raw results go (default /tmp/canopy-bench); results.tsv, table.md
 #   NO_BUILD=1        skip the build (`bash scripts/build-pgo.sh`: the profile-guided `dist`
 #                     binary operators run nightly, ≈ 15 min; with PLAIN=1 `cargo build
-#                     --profile dist -p canopy`)
+#                     --profile dist -p canopy-cli`)
 #   PLAIN=1           benchmark the plain `dist` build (target/dist/canopy) instead
 #   CANOPY=PATH       binary to benchmark (default target/pgo/dist/canopy, or
 #                     target/dist/canopy with PLAIN=1; copied first so that a concurrent
@@ -63,7 +63,7 @@ DEFAULT_BIN="$ROOT/target/pgo/dist/canopy"
 [ -n "${PLAIN:-}" ] && DEFAULT_BIN="$ROOT/target/dist/canopy"
 if [ -z "${NO_BUILD:-}" ] && [ -z "${CANOPY:-}" ]; then
     if [ -n "${PLAIN:-}" ]; then
-        cargo build --profile dist -p canopy >&2
+        cargo build --profile dist -p canopy-cli >&2
     else
         bash "$ROOT/scripts/build-pgo.sh" >/dev/null
     fi

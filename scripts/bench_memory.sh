@@ -15,7 +15,7 @@
 #   BENCH_DIR=DIR   where inputs and outputs go (default /tmp/canopy-memory;
 #                   inputs are made once and reused)
 #   THREADS=N       --threads for canopy (default 2)
-#   NO_BUILD=1      skip `cargo build --profile dist -p canopy`
+#   NO_BUILD=1      skip `cargo build --profile dist -p canopy-cli`
 #   CANOPY=PATH     binary (default target/dist/canopy, copied first)
 set -euo pipefail
 
@@ -25,7 +25,7 @@ THREADS="${THREADS:-2}"
 mkdir -p "$BENCH_DIR"
 
 if [[ -z "${NO_BUILD:-}" && -z "${CANOPY:-}" ]]; then
-  (cd "$ROOT" && cargo build --profile dist -p canopy)
+  (cd "$ROOT" && cargo build --profile dist -p canopy-cli)
 fi
 BIN="$BENCH_DIR/canopy"
 cp "${CANOPY:-$ROOT/target/dist/canopy}" "$BIN"

@@ -33,7 +33,7 @@ fi
 [ -x "$PROFDATA" ] || { echo "build-pgo.sh: no llvm-profdata at $PROFDATA" >&2; exit 1; }
 
 RUSTFLAGS="-Cprofile-generate=$WORK/raw" \
-    cargo build --profile dist -p canopy --target-dir target/pgo-gen >&2
+    cargo build --profile dist -p canopy-cli --target-dir target/pgo-gen >&2
 
 # Exit code 1 (some records rejected) is a finished run, and a fine profile.
 for threads in 1 2; do
@@ -44,6 +44,6 @@ done
 "$PROFDATA" merge -o "$WORK/canopy.profdata" "$WORK/raw"
 
 RUSTFLAGS="-Cprofile-use=$WORK/canopy.profdata" \
-    cargo build --profile dist -p canopy --target-dir target/pgo >&2
+    cargo build --profile dist -p canopy-cli --target-dir target/pgo >&2
 
 echo "$ROOT/target/pgo/dist/canopy"

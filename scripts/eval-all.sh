@@ -32,7 +32,7 @@ TOOLS=(trafilatura resiliparse readability boilerpy3 justext)
 CANOPY=./target/release/canopy
 PY=scripts/peers/.venv/bin/python
 
-cargo build --release -p canopy
+cargo build --release -p canopy-cli
 bash scripts/peers/setup.sh
 
 for c in "${CORPUS_NAMES[@]}"; do

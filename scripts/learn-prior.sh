@@ -13,7 +13,7 @@ cd "$ROOT"
 CORPORA="${CORPORA:-../shared/corpora}"
 CANOPY="${CANOPY:-target/release/canopy}"
 if [ ! -x "$CANOPY" ]; then
-  cargo build --release -p canopy
+  cargo build --release -p canopy-cli
 fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

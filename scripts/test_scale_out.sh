@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 canopy=${CANOPY:-target/release/canopy}
-[ -x "$canopy" ] || cargo build --release -p canopy
+[ -x "$canopy" ] || cargo build --release -p canopy-cli
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 shards=${SHARDS:-3} ranks=${RANKS:-3} buckets=${BUCKETS:-16}

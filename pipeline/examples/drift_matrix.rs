@@ -2,8 +2,8 @@
 //! template years, and the speed of a reuse run against a fresh one.
 //!
 //! ```sh
-//! cargo build --release -p canopy
-//! cargo run --release -p canopy --example drift_matrix
+//! cargo build --release -p canopy-cli
+//! cargo run --release -p canopy-cli --example drift_matrix
 //! ```
 //!
 //! 1. The drift matrix: wrappers learned on year L (`canopy run`), then

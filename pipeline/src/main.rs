@@ -6,42 +6,21 @@
 //! (see `rejects.jsonl`), 2 bad usage, an unusable output directory, or a
 //! folder another canopy process holds.
 
-mod backlog;
-mod config;
-mod dedup;
-mod eval;
-mod extract;
-mod fallback;
-mod feed_trust;
-mod fingerprint;
-mod html_files;
+mod commands;
 mod index;
 mod inputs;
-mod merge;
-mod method;
 mod page;
-mod page_codec;
-mod pages;
-mod partition;
-mod reuse;
-mod run;
-mod signatures;
-mod site;
-mod spanfile;
-mod spill;
-mod streams;
+mod progress;
 mod threads;
-mod title;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use canopy_output::switch::OutputSwitch;
+use canopy::{Config, Format, Method, SignifierSource};
 use clap::{Parser, Subcommand};
 
-use crate::config::{Config, SignifierSource};
-use crate::method::Method;
+use crate::commands::{eval, extract, merge, partition};
 
 #[derive(Parser)]
 #[command(
@@ -157,12 +136,12 @@ pub struct SettingsArgs {
     /// Article renderings: text, html, markdown (comma-separated or repeated;
     /// `text` is always written).
     #[arg(long = "format", value_enum, value_delimiter = ',')]
-    formats: Vec<config::Format>,
+    formats: Vec<Format>,
     /// Duplicates left out: exact (captures of one URL but the latest, pages
     /// of identical HTML but the first, within a site) or none (default:
     /// the config's `dedup.mode`, exact).
     #[arg(long, value_enum)]
-    dedup: Option<dedup::DedupMode>,
+    dedup: Option<canopy_site::dedup::DedupMode>,
     /// Write only the articles in these languages: ISO 639-1 codes, `und`
     /// for pages of no known language (comma-separated or repeated;
     /// `run.languages`). The others are counted, not written; their pages
@@ -187,7 +166,7 @@ impl SettingsArgs {
         }
         if !self.languages.is_empty() {
             config.run.languages =
-                config::normalise_languages(&self.languages).context("--lang")?;
+                canopy_site::config::normalise_languages(&self.languages).context("--lang")?;
         }
         Ok((config, method))
     }
@@ -231,7 +210,7 @@ fn resolve_settings(
     top_k: Option<usize>,
     threads: Option<usize>,
     method: Method,
-    formats: &[config::Format],
+    formats: &[Format],
 ) -> anyhow::Result<(Config, Method)> {
     let mut config = Config::load(config)?;
     if let Some(s) = signifiers {
@@ -254,216 +233,83 @@ fn resolve_settings(
     Ok((config, method))
 }
 
-/// The folder a file is written into (`.` for a bare file name).
-fn parent_dir(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
-/// Where `--wet` goes: a file directly in `--out` is part of the output
-/// set (written into the new folder and switched with it); any other
-/// path is written in place, atomically, just before the switch.
-enum WetPlace {
-    /// Its name in `--out`.
-    InSet(String),
-    /// Its absolute path.
-    Elsewhere(PathBuf),
-}
-
-impl WetPlace {
-    /// Checks early that `wet`'s folder can be written (created if
-    /// missing), so a bad path fails before hours of work. The path must be a new or a regular file, never `-` (standard
-    /// output) nor a device, FIFO or symlink, which the file would be
-    /// renamed over (`canopy_output::check_replaceable`).
-    fn of(wet: &Path, out: &Path) -> anyhow::Result<WetPlace> {
-        anyhow::ensure!(
-            wet != Path::new("-"),
-            "writing the WET file to standard output (-) is not supported: give a file path"
-        );
-        canopy_output::check_replaceable(wet)?;
-        let parent = parent_dir(wet);
-        std::fs::create_dir_all(parent)?;
-        tempfile::tempfile_in(parent)?;
-        let name = wet
-            .file_name()
-            .and_then(|n| n.to_str())
-            .with_context(|| format!("{} names no file", wet.display()))?;
-        std::fs::create_dir_all(out)?;
-        if parent.canonicalize()? != out.canonicalize()? {
-            return Ok(WetPlace::Elsewhere(std::path::absolute(wet)?));
-        }
-        anyhow::ensure!(
-            !merge::set_names(None).contains(&name),
-            "{} is one of the run's outputs",
-            wet.display()
-        );
-        Ok(WetPlace::InSet(name.to_string()))
-    }
-
-    fn name_in_set(&self) -> Option<&str> {
-        match self {
-            WetPlace::InSet(name) => Some(name),
-            WetPlace::Elsewhere(_) => None,
-        }
-    }
-
-    /// Where to write it (`staging`: the new set's folder), and how
-    /// `_SUCCESS` names it.
-    fn paths(&self, staging: &Path) -> (PathBuf, PathBuf) {
-        match self {
-            WetPlace::InSet(name) => (staging.join(name), PathBuf::from(name)),
-            WetPlace::Elsewhere(path) => (path.clone(), path.clone()),
-        }
-    }
-}
-
 /// `learn`: false for `wrappers apply` (extraction only).
 fn run(args: RunArgs, learn: bool) -> ExitCode {
-    let (mut config, method) = match args.settings.resolve() {
-        Ok(s) => s,
+    let settings = match args.settings.resolve() {
+        Ok((mut config, method)) => {
+            config.ingest.trust_feeds |= args.trust_feeds;
+            canopy::Settings::new(config, method)
+        }
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
         }
     };
-    config.ingest.trust_feeds |= args.trust_feeds;
-    let reuse = match args
-        .wrappers
-        .as_deref()
-        .map(|path| reuse::Reuse::load(path, &config.reuse, learn))
-        .transpose()
-    {
-        Ok(r) => r.map(std::sync::Arc::new),
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    let expect = match fingerprint::extraction_settings(&config, method, args.wrappers.as_deref()) {
+    let inputs = match args.inputs.entries() {
         Ok(e) => e,
         Err(e) => {
             eprintln!("canopy: {e:#}");
             return ExitCode::from(2);
         }
     };
-    let wet = match args
-        .wet
-        .as_deref()
-        .map(|p| WetPlace::of(p, &args.out))
-        .transpose()
-    {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("canopy: --wet: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Some(work) = &args.work {
-        let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
-        if same(work, &args.out) {
-            eprintln!("canopy: --work must be another folder than --out");
-            return ExitCode::from(2);
-        }
-    }
-    let wet_name = wet.as_ref().and_then(WetPlace::name_in_set);
-    // Locks --out (a second run into it fails here, at once) and makes the
-    // folder the new outputs are written into.
-    let mut switch = match OutputSwitch::begin(&args.out, &merge::set_names(wet_name)) {
-        Ok(s) => {
-            for note in s.notes() {
-                eprintln!("canopy: {note}");
-            }
-            s
-        }
-        Err(e) => {
-            eprintln!(
-                "canopy: output folder {} is not usable: {e}",
-                args.out.display()
-            );
-            return ExitCode::from(2);
-        }
-    };
+    let config = &settings.config;
     if let Err(code) = threads::start(config.run.threads, config.run.pin_threads) {
         return code;
     }
-    let entries = match args.inputs.entries() {
-        Ok(e) => e,
+    let request = canopy::RunRequest {
+        inputs,
+        out: args.out,
+        work: args.work,
+        wet: args.wet,
+        wrappers: args.wrappers,
+        apply_only: !learn,
+    };
+    let progress = canopy::Progress {
+        reading: progress::bytes_bar("reading"),
+        sites: progress::sites_bar(),
+    };
+    let report = match canopy::run(&request, &settings, &progress) {
+        Ok(report) => report,
         Err(e) => {
-            eprintln!("canopy: {e:#}");
+            eprintln!("canopy: {e}");
             return ExitCode::from(2);
         }
     };
-    let result = run::run_all(
-        &entries,
-        switch.dir(),
-        args.work.as_deref(),
-        &config,
-        method,
-        reuse,
-        &expect,
-    )
-    .and_then(|(out, seconds)| {
-        let staging = switch.dir().to_path_buf();
-        let listed = match &wet {
-            Some(wet) => {
-                let (path, listed) = wet.paths(&staging);
-                run::write_wet(&path, &staging.join("articles.jsonl"))?;
-                Some(listed)
-            }
-            None => None,
-        };
-        merge::mark_complete(&staging, listed.as_deref())?;
-        merge::switch_in(&mut switch, wet_name)?;
-        Ok((out, seconds))
-    });
-    match result {
-        Ok((out, seconds)) => {
-            eprintln!(
-                "canopy: {} pages from {:.1} MB in {seconds:.1}s ({:.0} pages/s): {} clusters, {}, \
-                 {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped ({} duplicates), {} rejected{}{}",
-                out.articles,
-                out.bytes as f64 / 1e6,
-                out.articles as f64 / seconds.max(1e-9),
-                out.clusters,
-                plural(out.wrappers, "wrapper"),
-                out.by_wrapper,
-                out.articles - out.by_wrapper,
-                out.revisits,
-                out.all_skipped(),
-                out.duplicates,
-                out.rejects,
-                merge::lang_filtered_note(&out.lang_filtered),
-                feed_trust::dropped_note(out.feed_items_foreign),
-            );
-            eprintln!("canopy: {}", out.records_line());
-            if args.wrappers.is_some() {
-                match run::wrapper_statuses(switch.out()) {
-                    Ok(counts) => {
-                        let count = |status: &str| counts.get(status).copied().unwrap_or(0);
-                        eprintln!(
-                            "canopy: saved wrappers: {} clusters reused, {} relearned, {} drifted, {} new, {} without",
-                            count("reused"),
-                            count("relearned"),
-                            count("drifted"),
-                            count("new"),
-                            count("none"),
-                        );
-                    }
-                    Err(e) => eprintln!("canopy: {e:#}"),
-                }
-            }
-            if out.rejects == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            ExitCode::from(2)
-        }
+    let out = &report.stats;
+    eprintln!(
+        "canopy: {} pages from {:.1} MB in {:.1}s ({:.0} pages/s): {} clusters, {}, \
+         {} pages by wrapper, {} by page-level method; {} revisits, {} records skipped ({} duplicates), {} rejected{}{}",
+        out.articles,
+        out.bytes as f64 / 1e6,
+        report.seconds,
+        out.articles as f64 / report.seconds.max(1e-9),
+        out.clusters,
+        plural(out.wrappers, "wrapper"),
+        out.by_wrapper,
+        out.articles - out.by_wrapper,
+        out.revisits,
+        out.all_skipped(),
+        out.duplicates,
+        out.rejects,
+        canopy::merge::lang_filtered_note(&out.lang_filtered),
+        canopy_site::feed_trust::dropped_note(out.feed_items_foreign),
+    );
+    eprintln!("canopy: {}", out.records_line());
+    if let Some(counts) = &report.wrapper_statuses {
+        let count = |status: &str| counts.get(status).copied().unwrap_or(0);
+        eprintln!(
+            "canopy: saved wrappers: {} clusters reused, {} relearned, {} drifted, {} new, {} without",
+            count("reused"),
+            count("relearned"),
+            count("drifted"),
+            count("new"),
+            count("none"),
+        );
+    }
+    if out.rejects == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 
@@ -488,7 +334,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args, true),
         Command::Wrappers(WrappersCommand::Apply(args)) => run(args.into(), false),
         Command::Page(args) => page::command(args),
-        Command::Eval(args) => eval::run(args),
+        Command::Eval(args) => eval::command(args),
         Command::Index(args) => index::run_index(args),
         Command::Search(args) => index::run_search(args),
         Command::Partition(args) => partition::command(args),

@@ -3,17 +3,13 @@
 //! gets exactly what a single-page site of a crawl gets (the page-level
 //! extractor, cleaned as the fallback is, with the shipped prior).
 
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::backlog::Backlog;
-use crate::config::Format;
-use crate::method::{Method, PageMethod};
-use crate::site::{process_site, SiteInput, SiteSettings};
+use canopy::{Format, Method, PageMethod};
 
 /// What `canopy page` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -89,33 +85,12 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
     let (config, method) =
         crate::resolve_settings(args.config.as_deref(), None, None, Some(1), method, formats)?;
     let (bytes, content_type, url) = read_input(args, config.ingest.max_page_bytes)?;
-    let record = crate::html_files::page_record(
-        url.clone(),
-        String::new(),
-        args.input.clone(),
-        &bytes,
-        content_type.as_deref(),
-    );
-    let settings = SiteSettings::new(&config, method)?;
-    let site = canopy_cluster::site_key(&url);
-    let feeds = HashMap::new();
-    let out = process_site(
-        &site,
-        SiteInput::Records(vec![record]),
-        &feeds,
-        &settings,
-        &Backlog::default(),
-    )?;
-    let Some(article) = out.articles.into_iter().next() else {
-        let reason = out
-            .rejects
-            .first()
-            .map_or_else(|| "nothing extracted".to_string(), |r| r.reason.clone());
-        return Ok(Err(reason));
+    let mut record = canopy::page_record(&url, &bytes, content_type.as_deref());
+    record.source.file.clone_from(&args.input);
+    let article = match canopy::extract_page(record, &canopy::Settings::new(config, method)) {
+        Ok(article) => article,
+        Err(reject) => return Ok(Err(reject.reason.clone())),
     };
-    if article.text.trim().is_empty() {
-        return Ok(Err("the page has no article text".to_string()));
-    }
     let mut printed = match args.format {
         PageFormat::Text => article.text,
         PageFormat::Markdown => article.markdown.unwrap_or_default(),
@@ -141,7 +116,7 @@ fn read_input(
         return Ok((bytes, content_type, url));
     }
     let mut bytes = Vec::new();
-    let read = if input == crate::inputs::STDIN {
+    let read = if input == canopy::inputs::STDIN {
         std::io::stdin()
             .lock()
             .take(max_bytes as u64 + 1)
@@ -157,7 +132,7 @@ fn read_input(
     );
     let url = match &args.url {
         Some(url) => url.clone(),
-        None if input == crate::inputs::STDIN => String::new(),
+        None if input == canopy::inputs::STDIN => String::new(),
         None => url::Url::from_file_path(std::path::absolute(input)?)
             .map_or_else(|()| String::new(), String::from),
     };

@@ -167,3 +167,26 @@ impl WarcStats {
         }
     }
 }
+
+/// A page record of `bytes` read outside a WARC (an HTML file, `canopy
+/// page`'s input): decoded as a response with `content_type`, no
+/// `WARC-Date`.
+pub fn page_record(
+    url: String,
+    record_id: String,
+    file: String,
+    bytes: &[u8],
+    content_type: Option<&str>,
+) -> PageRecord {
+    let (html, charset) = decode_html(bytes, content_type);
+    PageRecord {
+        url,
+        record_id,
+        source: SourceRef { file, offset: None },
+        status: None,
+        charset: charset.to_string(),
+        date: None,
+        content_language: None,
+        html,
+    }
+}

@@ -6,7 +6,7 @@
 //!    page records and feed items to per-site buckets ([`crate::partition`])
 //! 2. extract every bucket (rayon across buckets and, inside, across sites):
 //!    parse, cluster by template, learn a Forest wrapper per cluster,
-//!    extract each page ([`crate::extract`], [`crate::site`]); in a work
+//!    extract each page ([`crate::extract`], [`canopy_site`]); in a work
 //!    folder of the run's own, a bucket's pages are deleted once extracted
 //! 3. merge the buckets' sorted outputs into `articles.jsonl`,
 //!    `wrappers.jsonl`, `summary.csv`, `rejects.jsonl` ([`crate::merge`]),
@@ -23,13 +23,13 @@ use canopy_buckets::Layout;
 use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
 use canopy_types::{Article, Reject};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::config::Config;
 use crate::merge::RunStats;
-use crate::method::Method;
-use crate::reuse::Reuse;
-use crate::site::SiteSettings;
+use canopy_site::Method;
+use canopy_site::Reuse;
+use canopy_site::SiteSettings;
 
 /// Whether a file is a feed document (by name), as opposed to a WARC.
 pub fn is_feed_file(path: &Path) -> bool {
@@ -67,27 +67,24 @@ pub fn sort_rejects(rejects: &mut [Reject]) {
     });
 }
 
-/// A progress bar on stderr, hidden when stderr is not a terminal.
-pub fn progress_bar(len: u64, what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{pos}}/{{len}} {{wide_msg}}"
-    )) {
-        bar.set_style(style);
-    }
-    bar
+/// The progress bars a run moves: bytes read, then sites extracted.
+/// [`Progress::hidden`] shows nothing; the command line gives styled
+/// bars on stderr.
+pub struct Progress {
+    /// Input bytes read (the partition).
+    pub reading: ProgressBar,
+    /// Sites extracted.
+    pub sites: ProgressBar,
 }
 
-/// A progress bar in bytes, with the rate and the time left, on stderr
-/// (hidden when stderr is not a terminal).
-pub fn bytes_bar(what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} ETA {{eta}} {{wide_msg}}"
-    )) {
-        bar.set_style(style);
+impl Progress {
+    /// Bars that draw nothing.
+    pub fn hidden() -> Progress {
+        Progress {
+            reading: ProgressBar::hidden(),
+            sites: ProgressBar::hidden(),
+        }
     }
-    bar
 }
 
 /// Runs the whole pipeline into `out_dir` (the folder a run's new outputs
@@ -97,6 +94,7 @@ pub fn bytes_bar(what: &str) -> ProgressBar {
 /// ranks and buckets are not redone if they were made from the same
 /// inputs and settings, `expect` being the extraction's). Returns the
 /// run's figures and its wall time.
+#[allow(clippy::too_many_arguments)]
 pub fn run_all(
     inputs: &[PathBuf],
     out_dir: &Path,
@@ -105,6 +103,7 @@ pub fn run_all(
     method: Method,
     reuse: Option<Arc<Reuse>>,
     expect: &serde_json::Value,
+    progress: &Progress,
 ) -> anyhow::Result<(RunStats, f64)> {
     let start = Instant::now();
     let inputs = crate::inputs::expand(inputs)?;
@@ -163,7 +162,7 @@ pub fn run_all(
     if !scratch {
         reuse_or_start_over(work, &fingerprint)?;
     }
-    let bar = bytes_bar("reading");
+    let bar = &progress.reading;
     let (rank, _) = crate::partition::partition(
         &inputs,
         &fingerprint,
@@ -172,12 +171,12 @@ pub fn run_all(
         layout,
         config,
         durability,
-        &bar,
+        bar,
     )?;
     bar.finish_and_clear();
     // A method that reads feed items would quietly be another without
     // them (tf-idf signifiers, or no text): refused instead.
-    if crate::method::needs_feeds(config, method) && rank.feeds == 0 {
+    if canopy_site::needs_feeds(config, method) && rank.feeds == 0 {
         anyhow::bail!(
             "--method {method}{} needs feeds, and the inputs hold none: give feed files \
              (.rss, .atom, .xml, .json) or WARCs with feed responses",
@@ -197,7 +196,7 @@ pub fn run_all(
     settings.reuse = reuse;
     let digest = fingerprint.digest();
     let mut told = false;
-    let bar = progress_bar(0, "sites");
+    let bar = &progress.sites;
     let stats = std::thread::scope(|scope| {
         for k in 0..rank.buckets {
             let dir = canopy_buckets::bucket_out_dir(&extracted, k);
@@ -219,7 +218,7 @@ pub fn run_all(
                         .with_context(|| format!("cannot remove {}", dir.display()))?;
                 }
             }
-            crate::extract::extract_bucket(work, k, &dir, &settings, expect, durability, &bar)?;
+            crate::extract::extract_bucket(work, k, &dir, &settings, expect, durability, bar)?;
             // In a work folder of our own, a bucket's pages are not read
             // again: their disk space is freed as the run goes, on a thread
             // of its own while the next bucket (or the merge) runs. What

@@ -60,36 +60,13 @@ pub fn read_page(path: &Path, options: &IngestOptions) -> Result<PageRecord, Box
             format!("larger than {} bytes", options.max_page_bytes),
         ));
     }
-    Ok(page_record(
+    Ok(canopy_ingest::page_record(
         url.clone(),
         format!("<{url}>"),
         name,
         &bytes,
         None,
     ))
-}
-
-/// A page record of `bytes` read outside a WARC (an HTML file, `canopy
-/// page`'s input): decoded as a response with `content_type`, no
-/// `WARC-Date`.
-pub fn page_record(
-    url: String,
-    record_id: String,
-    file: String,
-    bytes: &[u8],
-    content_type: Option<&str>,
-) -> PageRecord {
-    let (html, charset) = canopy_ingest::decode_html(bytes, content_type);
-    PageRecord {
-        url,
-        record_id,
-        source: SourceRef { file, offset: None },
-        status: None,
-        charset: charset.to_string(),
-        date: None,
-        content_language: None,
-        html,
-    }
 }
 
 /// The URL of the page saved at `path` (module documentation).

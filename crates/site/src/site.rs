@@ -121,14 +121,14 @@ pub struct Render {
 }
 
 impl SiteSettings {
-    pub fn new(config: &Config, method: Method) -> anyhow::Result<SiteSettings> {
+    pub fn new(config: &Config, method: Method) -> Result<SiteSettings, crate::Error> {
         let fallback = config
             .extract
             .fallback
             .split('+')
             .map(|m| m.trim().parse::<PageMethod>())
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| anyhow::anyhow!("extract.fallback: {e}"))?;
+            .map_err(|e| crate::Error::Settings(format!("extract.fallback: {e}")))?;
         let prior_counts = config.extract.prior_counts()?;
         let (signifiers, measure) = match method {
             Method::ForestFeeds => (SignifierSource::Feeds, canopy_forest::Measure::Forest),

@@ -1,50 +1,29 @@
 //! `canopy extract`: one bucket, from every rank's bucket file, one site at
 //! a time (rayon across sites): cluster, learn wrappers, extract
-//! ([`crate::site`]); the bucket's outputs are written sorted, then its
+//! ([`canopy_site`]); the bucket's outputs are written sorted, then its
 //! completion marker.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use canopy_buckets::{
     article_key, merge_csv, merge_jsonl, wrapper_key, BucketMarker, BucketReader, Entry, Item,
-    LayoutError,
 };
 use canopy_extract::{Prior, PriorCounts};
-use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
 use indicatif::ProgressBar;
 
-use crate::backlog::Backlog;
 use crate::config::Config;
 use crate::dedup::Duplicate;
-use crate::method::Method;
-use crate::reuse::Reuse;
-use crate::site::{process_site, SiteInput, SiteOutput, SiteSettings};
-
-#[derive(clap::Args)]
-pub struct ExtractArgs {
-    /// Work folder written by `canopy partition` (every rank must have finished).
-    #[arg(long)]
-    work: PathBuf,
-    /// The bucket to extract, 0 to B-1.
-    #[arg(long)]
-    bucket: u32,
-    /// Output folder: the bucket's files go to OUT/buckets/bucket-KKKKK/.
-    #[arg(long)]
-    out: PathBuf,
-    #[command(flatten)]
-    settings: crate::SettingsArgs,
-    /// Last run's wrappers.jsonl, as for `run --wrappers`.
-    #[arg(long)]
-    wrappers: Option<PathBuf>,
-}
+use canopy_site::Backlog;
+use canopy_site::Method;
+use canopy_site::Reuse;
+use canopy_site::{process_site, SiteInput, SiteOutput, SiteSettings};
 
 /// The records at `entries`: read in order, decoded in parallel as
 /// `backlog` allows (decoding is most of the cost of reading a record).
@@ -173,13 +152,13 @@ fn for_each_ordered<T: Sync, R: Send>(
     })
 }
 
-fn article_order(a: &Article, b: &Article) -> Ordering {
+pub(crate) fn article_order(a: &Article, b: &Article) -> Ordering {
     (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(&b.site, &b.cluster, &b.url, &b.record_id))
 }
 
 // Carried-over wrappers keep their cluster name, which may repeat
 // tonight's: the template breaks the tie.
-fn wrapper_order(a: &WrapperRecord, b: &WrapperRecord) -> Ordering {
+pub(crate) fn wrapper_order(a: &WrapperRecord, b: &WrapperRecord) -> Ordering {
     (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
 }
 
@@ -466,7 +445,7 @@ fn extract_sites(
 
 /// The site stage's settings, with the saved wrappers of `wrappers` (read
 /// for learning: drifted ones are relearned).
-fn site_settings(
+pub fn site_settings(
     config: &Config,
     method: Method,
     wrappers: Option<&Path>,
@@ -477,96 +456,6 @@ fn site_settings(
         .transpose()?
         .map(Arc::new);
     Ok(settings)
-}
-
-/// `canopy extract`: exit 0 when the bucket is done, 2 when the partition
-/// is not complete (a rank marker is missing), on bad usage or on an
-/// unreadable work folder or unwritable output folder.
-pub fn command(args: ExtractArgs) -> ExitCode {
-    let (config, method) = match args.settings.resolve() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    let settings = site_settings(&config, method, args.wrappers.as_deref()).and_then(|s| {
-        let expect =
-            crate::fingerprint::extraction_settings(&config, method, args.wrappers.as_deref())?;
-        Ok((s, expect))
-    });
-    let (settings, expect) = match settings {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    // Buckets are extracted side by side: shared locks, which keep a
-    // `run` or `merge` out of both folders while any extract works.
-    let locks = (|| -> anyhow::Result<[FolderLock; 2]> {
-        std::fs::create_dir_all(&args.out)
-            .with_context(|| format!("cannot create {}", args.out.display()))?;
-        Ok([
-            FolderLock::try_lock(&args.work, LockMode::Shared)?,
-            FolderLock::try_lock(&args.out, LockMode::Shared)?,
-        ])
-    })();
-    let _locks = match locks {
-        Ok(locks) => locks,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    for warning in _locks.iter().filter_map(FolderLock::warning) {
-        eprintln!("canopy: {warning}");
-    }
-    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
-        return code;
-    }
-    let dir = canopy_buckets::bucket_out_dir(&args.out, args.bucket);
-    let bar = crate::run::progress_bar(0, "sites");
-    let result = extract_bucket(
-        &args.work,
-        args.bucket,
-        &dir,
-        &settings,
-        &expect,
-        Durability::Synced,
-        &bar,
-    );
-    bar.finish_and_clear();
-    match result {
-        Ok((m, already)) => {
-            eprintln!(
-                "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper{}",
-                m.bucket,
-                if already { " was already done" } else { "" },
-                m.sites,
-                m.articles,
-                m.clusters,
-                m.wrappers,
-                m.by_wrapper,
-                crate::merge::lang_filtered_note(&m.lang_filtered),
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            if let Some(LayoutError::MissingRanks { .. } | LayoutError::NoRanks) =
-                e.downcast_ref::<LayoutError>()
-            {
-                eprintln!(
-                    "canopy: cannot extract bucket {} from {}: {e:#}",
-                    args.bucket,
-                    args.work.display()
-                );
-            } else {
-                eprintln!("canopy: {e:#}");
-            }
-            ExitCode::from(2)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 //! one bucket whichever rank read them.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::mpsc::{sync_channel, SyncSender};
 
 use anyhow::Context;
@@ -12,7 +11,6 @@ use canopy_buckets::{
     InputPos, Item, Layout, PageKeys, RankMarker, RankWriter, Record, WorkFingerprint,
 };
 use canopy_ingest::{Event, IngestOptions};
-use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
 use canopy_types::{FeedItem, Reject, SourceRef};
 use indicatif::ProgressBar;
@@ -36,35 +34,6 @@ const BATCH_BYTES: usize = 1 << 20;
 /// the pool's decoding waiting behind the pieces (docs/performance.md,
 /// "Threads").
 const INFLATE_SEGMENT_BYTES: usize = 128 << 10;
-
-#[derive(clap::Args)]
-pub struct PartitionArgs {
-    /// The inputs, as for `run`: every rank gets the same list.
-    #[command(flatten)]
-    inputs: crate::inputs::InputArgs,
-    /// Work folder shared by all ranks (created if missing).
-    #[arg(long)]
-    work: PathBuf,
-    /// This rank: it reads the files i (in sorted order) with i mod W == R.
-    #[arg(long, default_value_t = 0)]
-    rank: u32,
-    /// Number of ranks W.
-    #[arg(long, default_value_t = 1)]
-    world_size: u32,
-    /// Number of buckets B (the same for every rank).
-    #[arg(long, default_value_t = canopy_buckets::DEFAULT_BUCKETS)]
-    buckets: u32,
-    /// Settings file overlaid on configs/default.toml (the [ingest] keys apply).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Worker threads for compression (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Let feeds found inside the WARCs give signifiers to pages of other
-    /// sites than their own (`ingest.trust_feeds`; docs/robustness.md).
-    #[arg(long)]
-    trust_feeds: bool,
-}
 
 /// What the reading thread hands on, in input order: a payload still to
 /// decode, or an event decided while reading, each with its file's index.
@@ -491,89 +460,4 @@ fn read_files(
         progress.set_position(done);
     }
     Ok(rejects)
-}
-
-/// `canopy partition`: exit 0 when the rank is done (its rejects are
-/// counted in its marker and reported by `merge`), 2 on bad usage or an
-/// unwritable work folder.
-pub fn command(args: PartitionArgs) -> ExitCode {
-    let config = match crate::resolve_settings(
-        args.config.as_deref(),
-        None,
-        None,
-        args.threads,
-        crate::method::Method::Forest,
-        &[],
-    ) {
-        Ok((mut config, _)) => {
-            config.ingest.trust_feeds |= args.trust_feeds;
-            config
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
-        return code;
-    }
-    let layout = Layout {
-        world_size: args.world_size,
-        buckets: args.buckets,
-    };
-    // Ranks share the folder; `run --work` on it is kept out.
-    let lock = std::fs::create_dir_all(&args.work)
-        .with_context(|| format!("cannot create work folder {}", args.work.display()))
-        .and_then(|()| Ok(FolderLock::try_lock(&args.work, LockMode::Shared)?));
-    let _lock = match lock {
-        Ok(lock) => lock,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Some(warning) = _lock.warning() {
-        eprintln!("canopy: {warning}");
-    }
-    let entries = args.inputs.entries();
-    let result = entries
-        .and_then(|e| crate::inputs::expand(&e))
-        .and_then(|inputs| {
-            let bar = crate::run::bytes_bar("partitioning");
-            let fingerprint = crate::fingerprint::work_fingerprint(&inputs.files, layout, &config);
-            let r = partition(
-                &inputs,
-                &fingerprint,
-                &args.work,
-                args.rank,
-                layout,
-                &config,
-                Durability::Synced,
-                &bar,
-            );
-            bar.finish_and_clear();
-            r
-        });
-    match result {
-        Ok((m, already)) => {
-            eprintln!(
-                "canopy: rank {} of {}{}: {} files, {:.1} MB, {} pages and {} feed items into {} buckets, {} rejected{}",
-                m.rank,
-                m.world_size,
-                if already { " was already done" } else { "" },
-                m.files,
-                m.bytes as f64 / 1e6,
-                m.pages,
-                m.feed_items,
-                m.buckets,
-                m.rejects,
-                crate::feed_trust::dropped_note(m.feed_items_foreign),
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            ExitCode::from(2)
-        }
-    }
 }

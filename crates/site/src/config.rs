@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use crate::Error;
 use serde::{Deserialize, Serialize};
 
 /// The defaults shipped in `configs/default.toml`.
-pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
+pub const DEFAULT_TOML: &str = include_str!("../../../configs/default.toml");
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -59,7 +59,8 @@ pub struct ClusterConfig {
     pub max_group_pages: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum SignifierSource {
     Tfidf,
@@ -119,19 +120,22 @@ pub struct ExtractConfig {
 
 /// The prior shipped with Canopy, learned from the dev corpora's wrappers
 /// by `scripts/learn-prior.sh`.
-pub const DEFAULT_PRIOR_TSV: &str = include_str!("../../configs/prior.tsv");
+pub const DEFAULT_PRIOR_TSV: &str = include_str!("../../../configs/prior.tsv");
 
 impl ExtractConfig {
     /// The counts `prior` names.
-    pub fn prior_counts(&self) -> anyhow::Result<canopy_extract::PriorCounts> {
+    pub fn prior_counts(&self) -> Result<canopy_extract::PriorCounts, Error> {
         let text = match self.prior.as_str() {
             "" => DEFAULT_PRIOR_TSV.to_string(),
             "none" => String::new(),
-            path => std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read extract.prior {path}"))?,
+            path => std::fs::read_to_string(path).map_err(|error| Error::Read {
+                what: "extract.prior",
+                path: path.into(),
+                error,
+            })?,
         };
         canopy_extract::PriorCounts::from_tsv(&text)
-            .map_err(|e| anyhow::anyhow!("extract.prior: {e}"))
+            .map_err(|e| Error::Settings(format!("extract.prior: {e}")))
     }
 }
 
@@ -165,7 +169,7 @@ pub struct RunConfig {
 
 /// `languages` as ISO 639-1 codes (`"DE-ch"` → `de`; `und` stays),
 /// sorted, without repeats; an error names a value that is no language.
-pub fn normalise_languages(languages: &[String]) -> anyhow::Result<Vec<String>> {
+pub fn normalise_languages(languages: &[String]) -> Result<Vec<String>, Error> {
     let mut codes = languages
         .iter()
         .map(|l| {
@@ -174,17 +178,20 @@ pub fn normalise_languages(languages: &[String]) -> anyhow::Result<Vec<String>> 
                 return Ok("und");
             }
             canopy_signifiers::declared_code(l).ok_or_else(|| {
-                anyhow::anyhow!("language {l:?} is not an ISO 639-1 code (or `und`)")
+                Error::Settings(format!(
+                    "language {l:?} is not an ISO 639-1 code (or `und`)"
+                ))
             })
         })
-        .collect::<anyhow::Result<Vec<&str>>>()?;
+        .collect::<Result<Vec<&str>, Error>>()?;
     codes.sort_unstable();
     codes.dedup();
     Ok(codes.into_iter().map(str::to_string).collect())
 }
 
 /// A rendering of the article (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Plain text (always written, as `text`)
@@ -198,25 +205,40 @@ pub enum Format {
 impl Config {
     /// The defaults, overlaid with `file` if given: keys missing from the
     /// file keep their default.
-    pub fn load(file: Option<&Path>) -> anyhow::Result<Config> {
-        let mut value: toml::Table = DEFAULT_TOML.parse().context("built-in defaults")?;
-        if let Some(path) = file {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read config {}", path.display()))?;
-            let overlay: toml::Table = text
-                .parse()
-                .with_context(|| format!("invalid TOML in {}", path.display()))?;
-            merge(&mut value, overlay);
-        }
+    pub fn load(file: Option<&Path>) -> Result<Config, Error> {
+        let Some(path) = file else {
+            return Config::overlaid("");
+        };
+        let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+            what: "config",
+            path: path.display().to_string(),
+            error,
+        })?;
+        Config::overlaid(&text).map_err(|e| Error::Settings(format!("{}: {e}", path.display())))
+    }
+
+    /// The defaults overlaid with the TOML text `overlay` (the same
+    /// sections and keys as `configs/default.toml`; an unknown key is an
+    /// error).
+    pub fn overlaid(overlay: &str) -> Result<Config, Error> {
+        let mut value: toml::Table = DEFAULT_TOML
+            .parse()
+            .map_err(|e| Error::Settings(format!("built-in defaults: {e}")))?;
+        let overlay: toml::Table = overlay
+            .parse()
+            .map_err(|e| Error::Settings(format!("invalid TOML: {e}")))?;
+        merge(&mut value, overlay);
         let config: Config = toml::Value::Table(value)
             .try_into()
-            .context("invalid configuration")?;
+            .map_err(|e| Error::Settings(format!("invalid configuration: {e}")))?;
         if config.signifiers.top_k == 0 || config.signifiers.top_k > 64 {
-            anyhow::bail!("signifiers.top_k must be between 1 and 64");
+            return Err(Error::Settings(
+                "signifiers.top_k must be between 1 and 64".into(),
+            ));
         }
         let mut config = config;
-        config.run.languages =
-            normalise_languages(&config.run.languages).context("run.languages")?;
+        config.run.languages = normalise_languages(&config.run.languages)
+            .map_err(|e| Error::Settings(format!("run.languages: {e}")))?;
         Ok(config)
     }
 }

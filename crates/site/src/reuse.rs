@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use canopy_forest::Wrapper;
 use canopy_reuse::{encode_sketch, SavedWrappers, Thresholds};
 use canopy_types::{Reject, WrapperQuality, WrapperRecord, WRAPPER_FORMAT_VERSION};
@@ -28,9 +27,12 @@ pub struct Reuse {
 impl Reuse {
     /// Reads a wrappers file; an unreadable file is an error, a bad line a
     /// reject.
-    pub fn load(path: &Path, config: &ReuseConfig, learn: bool) -> anyhow::Result<Reuse> {
-        let (saved, rejects) = SavedWrappers::load(path)
-            .with_context(|| format!("cannot read wrappers {}", path.display()))?;
+    pub fn load(path: &Path, config: &ReuseConfig, learn: bool) -> Result<Reuse, crate::Error> {
+        let (saved, rejects) = SavedWrappers::load(path).map_err(|error| crate::Error::Read {
+            what: "wrappers",
+            path: path.display().to_string(),
+            error,
+        })?;
         Ok(Reuse {
             saved,
             rejects,

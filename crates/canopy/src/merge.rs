@@ -6,13 +6,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::Context;
 use canopy_buckets::{
     article_key, bucket_out_dir, duplicate_key, merge_csv, merge_jsonl, reject_key, wrapper_key,
 };
-use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::switch::OutputSwitch;
 use canopy_output::write_atomic;
 
@@ -101,16 +99,6 @@ impl RunStats {
         }
         line
     }
-}
-
-#[derive(clap::Args)]
-pub struct MergeArgs {
-    /// Work folder written by `canopy partition`.
-    #[arg(long)]
-    work: PathBuf,
-    /// Output folder holding buckets/ from `canopy extract`; the merged files go here.
-    #[arg(long)]
-    out: PathBuf,
 }
 
 /// Merges the outputs of every bucket under `buckets_root/buckets/` and the
@@ -285,44 +273,4 @@ pub fn switch_in(switch: &mut OutputSwitch, wet: Option<&str>) -> anyhow::Result
         eprintln!("canopy: {note}");
     }
     Ok(())
-}
-
-/// `canopy merge`: exit 0, 1 when some records were rejected (as `run`),
-/// 2 when a rank or bucket is not finished or does not match, when
-/// another process holds the output folder, or when it cannot be written.
-pub fn command(args: MergeArgs) -> ExitCode {
-    let result = (|| -> anyhow::Result<RunStats> {
-        // Read only, by as many as like; a `run --work` into it waits.
-        let work_lock = FolderLock::try_lock(&args.work, LockMode::Shared)?;
-        if let Some(warning) = work_lock.warning() {
-            eprintln!("canopy: {warning}");
-        }
-        let mut switch = OutputSwitch::begin(&args.out, &set_names(None))
-            .with_context(|| format!("output folder {}", args.out.display()))?;
-        for note in switch.notes() {
-            eprintln!("canopy: {note}");
-        }
-        let stats = merge(&args.work, &args.out, switch.dir())?;
-        mark_complete(switch.dir(), None)?;
-        switch_in(&mut switch, None)?;
-        Ok(stats)
-    })();
-    match result {
-        Ok(stats) => {
-            eprintln!(
-                "canopy: merged {} pages, {} clusters, {} wrappers, {} rejected into {}; {}",
-                stats.articles,
-                stats.clusters,
-                stats.wrappers,
-                stats.rejects,
-                args.out.display(),
-                stats.records_line()
-            );
-            ExitCode::from(if stats.rejects == 0 { 0 } else { 1 })
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            ExitCode::from(2)
-        }
-    }
 }

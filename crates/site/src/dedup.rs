@@ -33,7 +33,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// What deduplication leaves out (`dedup.mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum DedupMode {
     /// Every page is processed.
@@ -133,24 +134,50 @@ pub fn select(entries: &[Entry], mode: DedupMode) -> (Vec<Entry>, Vec<Duplicate>
 }
 
 /// A page as `duplicates.jsonl` names it.
-#[derive(Serialize)]
-struct Named {
-    url: String,
-    record_id: String,
-    source: SourceRef,
-    warc_date: Option<String>,
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Named {
+    pub url: String,
+    pub record_id: String,
+    pub source: SourceRef,
+    pub warc_date: Option<String>,
 }
 
-/// One line of `duplicates.jsonl`.
-#[derive(Serialize)]
-struct Line<'a> {
-    site: &'a str,
-    url: String,
-    record_id: String,
-    source: SourceRef,
-    warc_date: Option<String>,
-    reason: &'static str,
-    kept: &'a Named,
+impl Named {
+    pub fn of(page: &PageRecord) -> Named {
+        Named {
+            url: page.url.clone(),
+            record_id: page.record_id.clone(),
+            source: page.source.clone(),
+            warc_date: page.date.clone(),
+        }
+    }
+}
+
+/// One line of `duplicates.jsonl`: a page left out, why, and the page
+/// kept in its place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    pub site: String,
+    pub url: String,
+    pub record_id: String,
+    pub source: SourceRef,
+    pub warc_date: Option<String>,
+    /// `same URL` or `same HTML`.
+    pub reason: String,
+    pub kept: Named,
+}
+
+/// The order of `duplicates.jsonl` within a site: (url, file, offset,
+/// record id).
+pub fn sort_lines(lines: &mut [Line]) {
+    lines.sort_by(|a, b| {
+        (&a.url, &a.source.file, a.source.offset, &a.record_id).cmp(&(
+            &b.url,
+            &b.source.file,
+            b.source.offset,
+            &b.record_id,
+        ))
+    });
 }
 
 /// Records read at once to name the duplicates.
@@ -199,29 +226,22 @@ pub fn write_listing(
             named.insert(pos, n);
         }
     }
-    let mut lines: Vec<Line<'_>> = duplicates
+    let mut lines: Vec<Line> = duplicates
         .iter()
         .map(|d| {
             let this = &named[&d.entry.pos];
             Line {
-                site,
+                site: site.to_string(),
                 url: this.url.clone(),
                 record_id: this.record_id.clone(),
                 source: this.source.clone(),
                 warc_date: this.warc_date.clone(),
-                reason: d.reason.as_str(),
-                kept: &named[&d.kept.pos],
+                reason: d.reason.as_str().to_string(),
+                kept: named[&d.kept.pos].clone(),
             }
         })
         .collect();
-    lines.sort_by(|a, b| {
-        (&a.url, &a.source.file, a.source.offset, &a.record_id).cmp(&(
-            &b.url,
-            &b.source.file,
-            b.source.offset,
-            &b.record_id,
-        ))
-    });
+    sort_lines(&mut lines);
     for line in &lines {
         serde_json::to_writer(&mut *w, line)?;
         w.write_all(b"\n")?;

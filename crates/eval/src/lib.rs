@@ -28,38 +28,31 @@ use anyhow::Context;
 use canopy_score::{mean, score_page, tokens, PageScore};
 use serde::Deserialize;
 
-use crate::config::{Config, SignifierSource};
-use crate::method::Method;
+use canopy_site::{Config, Method, SignifierSource};
 
 /// Sites with fewer pages than this are left out of the per-site table of a
 /// corpus with more than [`MANY_SITES`] sites (the means still cover them).
 const MIN_SITE_PAGES: usize = 5;
 const MANY_SITES: usize = 20;
 
-#[derive(clap::Args)]
-pub struct EvalArgs {
+/// What `canopy eval` evaluates, where (its flags).
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
     /// Corpus folder: manifest.tsv, gold/, one *.warc.gz, feeds/.
-    #[arg(long)]
-    corpus: PathBuf,
+    pub corpus: PathBuf,
     /// Method to evaluate, repeat for several; "all" for every method
     /// (default: forest, forest-feeds).
-    #[arg(long = "method")]
-    methods: Vec<String>,
+    pub methods: Vec<String>,
     /// Where signifiers come from (default: the config's, "tfidf").
-    #[arg(long, value_enum)]
-    signifiers: Option<SignifierSource>,
+    pub signifiers: Option<SignifierSource>,
     /// Output folder for eval.csv and eval.md.
-    #[arg(long)]
-    out: PathBuf,
+    pub out: PathBuf,
     /// Peer outputs: DIR/<tool>/<id>.txt and DIR/<tool>/timing.json.
-    #[arg(long)]
-    peers: Option<PathBuf>,
+    pub peers: Option<PathBuf>,
     /// Settings file overlaid on configs/default.toml.
-    #[arg(long)]
-    config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
     /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
 }
 
 /// One line of `manifest.tsv` (other columns are ignored).
@@ -216,7 +209,7 @@ pub fn run_outputs(
     method: Method,
 ) -> anyhow::Result<Outputs> {
     let mut inputs = vec![corpus_warc(dir)?];
-    if crate::method::needs_feeds(config, method) {
+    if canopy_site::needs_feeds(config, method) {
         let feeds = dir.join("feeds");
         anyhow::ensure!(
             feeds.is_dir(),
@@ -229,10 +222,18 @@ pub fn run_outputs(
     let out_dir = tempfile::tempdir().context("cannot create a temporary folder")?;
     // A scratch work folder of its own: nothing is reused, so the settings
     // it records are never compared.
-    let expect = crate::fingerprint::extraction_settings(config, method, None)?;
-    let (_, seconds) =
-        crate::run::run_all(&inputs, out_dir.path(), None, config, method, None, &expect)
-            .with_context(|| format!("method {}", method.name()))?;
+    let expect = canopy::fingerprint::extraction_settings(config, method, None)?;
+    let (_, seconds) = canopy::run::run_all(
+        &inputs,
+        out_dir.path(),
+        None,
+        config,
+        method,
+        None,
+        &expect,
+        &canopy::Progress::hidden(),
+    )
+    .with_context(|| format!("method {}", method.name()))?;
     let out_articles = read_articles(&out_dir.path().join("articles.jsonl"))?;
     let articles: HashMap<&str, &canopy_types::Article> = out_articles
         .iter()
@@ -526,7 +527,7 @@ pub fn render_markdown(corpus: &str, pages: &[GoldPage], results: &[MethodResult
 }
 
 /// Resolves the settings and the list of methods from the flags.
-fn settings(args: &EvalArgs) -> anyhow::Result<(Config, Vec<Method>)> {
+fn settings(args: &EvalOptions) -> anyhow::Result<(Config, Vec<Method>)> {
     let mut config = Config::load(args.config.as_deref())?;
     if let Some(s) = args.signifiers {
         config.signifiers.source = s;
@@ -572,7 +573,7 @@ struct Setup {
     peers: Option<PathBuf>,
 }
 
-fn setup(args: &EvalArgs) -> anyhow::Result<Setup> {
+fn setup(args: &EvalOptions) -> anyhow::Result<Setup> {
     let (config, methods) = settings(args)?;
     let corpus = args
         .corpus
@@ -606,7 +607,7 @@ fn runnable(corpus: &Path, config: &Config, methods: Vec<Method>) -> (Vec<Method
     }
     let (run, skip): (Vec<Method>, Vec<Method>) = methods
         .into_iter()
-        .partition(|&m| !crate::method::needs_feeds(config, m));
+        .partition(|&m| !canopy_site::needs_feeds(config, m));
     if skip.is_empty() {
         return (run, String::new());
     }
@@ -620,21 +621,15 @@ fn runnable(corpus: &Path, config: &Config, methods: Vec<Method>) -> (Vec<Method
     (run, note)
 }
 
-/// Starts the worker threads.
-fn start_threads(config: &Config) -> anyhow::Result<()> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(crate::threads::bounded(config.run.threads))
-        .build_global()
-        .context("cannot start threads")
-}
-
-fn eval(args: &EvalArgs) -> anyhow::Result<()> {
+/// Runs the methods (in the global rayon pool, which the caller sizes
+/// from `config.run.threads`), scores them and writes `eval.csv` and
+/// `eval.md`.
+pub fn eval(args: &EvalOptions) -> anyhow::Result<()> {
     let s = setup(args)?;
     if s.corpus.join(snippets::SNIPPETS).is_file() {
         return snippets::eval(&s);
     }
     let pages = read_manifest(&s.corpus)?;
-    start_threads(&s.config)?;
 
     let mut results = Vec::new();
     for &method in &s.methods {
@@ -694,17 +689,6 @@ fn report(
     println!("{}: {pages} pages\n{table}", s.name);
     eprintln!("canopy: wrote {}/eval.csv and eval.md", out_dir.display());
     Ok(())
-}
-
-/// `canopy eval`: exit 0 on success, 2 on any error.
-pub fn run(args: EvalArgs) -> std::process::ExitCode {
-    match eval(&args) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            std::process::ExitCode::from(2)
-        }
-    }
 }
 
 #[cfg(test)]

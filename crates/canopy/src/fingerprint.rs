@@ -10,7 +10,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::method::Method;
+use canopy_site::Method;
 
 /// Canopy's version, in every fingerprint: another build's folders are
 /// not reused.

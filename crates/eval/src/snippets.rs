@@ -18,8 +18,7 @@ use canopy_score::{snippet_counts, SnippetCounts};
 use serde::Deserialize;
 
 use super::{
-    manifest_rows, peer_outputs, peers_note, report, run_outputs, start_threads, MethodResult,
-    Outputs, Setup,
+    manifest_rows, peer_outputs, peers_note, report, run_outputs, MethodResult, Outputs, Setup,
 };
 
 /// The file whose presence makes a corpus a snippet corpus.
@@ -178,7 +177,6 @@ pub fn render_markdown(
 /// `canopy eval` on a snippet corpus.
 pub(super) fn eval(s: &Setup) -> anyhow::Result<()> {
     let pages = read_pages(&s.corpus)?;
-    start_threads(&s.config)?;
     let record_ids: Vec<&str> = pages.iter().map(|p| p.record_id.as_str()).collect();
     let mut results = Vec::new();
     for &method in &s.methods {

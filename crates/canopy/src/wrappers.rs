@@ -1,0 +1,57 @@
+//! Saved wrappers applied without learning: [`Wrappers`].
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use canopy_site::{process_site, Backlog, Reuse, SiteInput, SiteSettings};
+use canopy_types::{Article, PageRecord, Reject};
+
+use crate::{Result, Settings};
+
+/// The wrappers of a `wrappers.jsonl` (written by `canopy run`), applied
+/// as `canopy wrappers apply` applies them: a page whose site and
+/// template a saved wrapper fits gets that wrapper's article; any other
+/// page the page-level path's. Nothing is learned.
+pub struct Wrappers {
+    settings: SiteSettings,
+    /// Lines of the file that could not be used.
+    rejects: Vec<Reject>,
+}
+
+impl Wrappers {
+    /// Reads `path`. An unreadable file is an error; a line that cannot be
+    /// used is left out and listed by [`Wrappers::rejects`].
+    pub fn load(path: &Path, settings: &Settings) -> Result<Wrappers> {
+        let reuse = Reuse::load(path, &settings.config.reuse, false)?;
+        let rejects = reuse.rejects.clone();
+        let mut site_settings = settings.site()?;
+        site_settings.reuse = Some(Arc::new(reuse));
+        Ok(Wrappers {
+            settings: site_settings,
+            rejects,
+        })
+    }
+
+    /// The lines of the file that could not be used, with their reasons.
+    pub fn rejects(&self) -> &[Reject] {
+        &self.rejects
+    }
+
+    /// The article of one page: the saved wrapper's when one fits its
+    /// site and template, else the page-level path's (`article.method`
+    /// says which); a page that gives none is a [`Reject`] saying why.
+    pub fn apply(&self, record: PageRecord) -> std::result::Result<Article, Box<Reject>> {
+        let site = canopy_cluster::site_key(&record.url);
+        let kept = record.clone();
+        let out = process_site(
+            &site,
+            SiteInput::Records(vec![record]),
+            &HashMap::new(),
+            &self.settings,
+            &Backlog::default(),
+        )
+        .map_err(|e| Box::new(crate::page::reject(&kept, "extract", e.to_string())))?;
+        crate::page::only_article(out, &kept)
+    }
+}

@@ -1,0 +1,118 @@
+//! `canopy extract`: scale-out step 2, one bucket (`canopy::extract`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use canopy::extract::{extract_bucket, site_settings};
+use canopy_buckets::LayoutError;
+use canopy_output::lock::{FolderLock, LockMode};
+use canopy_output::Durability;
+
+#[derive(clap::Args)]
+pub struct ExtractArgs {
+    /// Work folder written by `canopy partition` (every rank must have finished).
+    #[arg(long)]
+    work: PathBuf,
+    /// The bucket to extract, 0 to B-1.
+    #[arg(long)]
+    bucket: u32,
+    /// Output folder: the bucket's files go to OUT/buckets/bucket-KKKKK/.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    settings: crate::SettingsArgs,
+    /// Last run's wrappers.jsonl, as for `run --wrappers`.
+    #[arg(long)]
+    wrappers: Option<PathBuf>,
+}
+
+/// `canopy extract`: exit 0 when the bucket is done, 2 when the partition
+/// is not complete (a rank marker is missing), on bad usage or on an
+/// unreadable work folder or unwritable output folder.
+pub fn command(args: ExtractArgs) -> ExitCode {
+    let (config, method) = match args.settings.resolve() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let settings = site_settings(&config, method, args.wrappers.as_deref()).and_then(|s| {
+        let expect =
+            canopy::fingerprint::extraction_settings(&config, method, args.wrappers.as_deref())?;
+        Ok((s, expect))
+    });
+    let (settings, expect) = match settings {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    // Buckets are extracted side by side: shared locks, which keep a
+    // `run` or `merge` out of both folders while any extract works.
+    let locks = (|| -> anyhow::Result<[FolderLock; 2]> {
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("cannot create {}", args.out.display()))?;
+        Ok([
+            FolderLock::try_lock(&args.work, LockMode::Shared)?,
+            FolderLock::try_lock(&args.out, LockMode::Shared)?,
+        ])
+    })();
+    let _locks = match locks {
+        Ok(locks) => locks,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    for warning in _locks.iter().filter_map(FolderLock::warning) {
+        eprintln!("canopy: {warning}");
+    }
+    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
+        return code;
+    }
+    let dir = canopy_buckets::bucket_out_dir(&args.out, args.bucket);
+    let bar = crate::progress::sites_bar();
+    let result = extract_bucket(
+        &args.work,
+        args.bucket,
+        &dir,
+        &settings,
+        &expect,
+        Durability::Synced,
+        &bar,
+    );
+    bar.finish_and_clear();
+    match result {
+        Ok((m, already)) => {
+            eprintln!(
+                "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper{}",
+                m.bucket,
+                if already { " was already done" } else { "" },
+                m.sites,
+                m.articles,
+                m.clusters,
+                m.wrappers,
+                m.by_wrapper,
+                canopy::merge::lang_filtered_note(&m.lang_filtered),
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if let Some(LayoutError::MissingRanks { .. } | LayoutError::NoRanks) =
+                e.downcast_ref::<LayoutError>()
+            {
+                eprintln!(
+                    "canopy: cannot extract bucket {} from {}: {e:#}",
+                    args.bucket,
+                    args.work.display()
+                );
+            } else {
+                eprintln!("canopy: {e:#}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
