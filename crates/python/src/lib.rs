@@ -7,10 +7,6 @@
 //! the boundary as a panic: a panic inside the library is caught and
 //! raised as `CanopyError` (see [`guard`]).
 
-// The library returns a page's Reject by value (`Result<Article, Reject>`);
-// the closures here pass it on as it is, to be turned into a Python error.
-#![allow(clippy::result_large_err)]
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -75,7 +71,7 @@ const NO_ARTICLE: &str = "extract";
 /// An article as a dict, None for a page without one, the error otherwise.
 fn article_or_none(
     py: Python<'_>,
-    result: Result<Result<canopy::Article, canopy::Reject>, String>,
+    result: Result<Result<canopy::Article, Box<canopy::Reject>>, String>,
 ) -> PyResult<Option<Bound<'_, PyAny>>> {
     match result {
         Ok(Ok(article)) => Ok(Some(to_py(py, &article)?)),
@@ -88,7 +84,8 @@ fn article_or_none(
 /// extract(html, url=None, content_type=None, **settings) -> dict | None
 ///
 /// The article of one page, as `canopy page` gives it: the page goes
-/// through the site path as a site of one page. `html` is bytes (its
+/// through the site path as a site of one page, with `canopy page`'s
+/// method (`page`) unless `method=` names another. `html` is bytes (its
 /// charset found as `canopy run` finds it: BOM, `content_type`, `<meta>`,
 /// detection) or str. Returns the fields of a line of articles.jsonl, or
 /// None when the page has no article text. Raises CanopyError when the
@@ -103,7 +100,7 @@ fn extract<'py>(
     content_type: Option<String>,
     settings: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let settings = settings::from_kwargs(settings)?;
+    let settings = settings::from_kwargs(settings, settings::PAGE)?;
     let (bytes, declared) = html_bytes(html)?;
     let content_type = content_type.or(declared.map(str::to_string));
     let url = url.unwrap_or_default();
@@ -136,7 +133,7 @@ fn extract_many<'py>(
             .transpose()?,
         None => None,
     };
-    let settings = settings::from_kwargs(settings)?;
+    let settings = settings::from_kwargs(settings, settings::PAGE)?;
     let mut inputs = Vec::new();
     for item in pages.try_iter()? {
         let item = item?;
@@ -192,7 +189,7 @@ fn extract_site<'py>(
     pages: &Bound<'py, PyAny>,
     settings: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let settings = settings::from_kwargs(settings)?;
+    let settings = settings::from_kwargs(settings, None)?;
     let mut inputs: Vec<PageInput> = Vec::new();
     for item in pages.try_iter()? {
         if let Some(page) = page_input(&item?)? {
@@ -226,7 +223,7 @@ fn extract_site<'py>(
 #[pyfunction]
 #[pyo3(signature = (**settings))]
 fn check_settings(settings: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-    settings::from_kwargs(settings).map(|_| ())
+    settings::from_kwargs(settings, None).map(|_| ())
 }
 
 /// site_key(url) -> str
@@ -238,21 +235,33 @@ fn site_key(url: &str) -> String {
     canopy::site_key(url)
 }
 
-/// run(inputs, out, **settings) -> dict
+/// run(inputs, out, wrappers=None, wet=None, work=None, **settings) -> dict
 ///
 /// `canopy run INPUTS --out OUT`: the whole pipeline, its files written to
-/// `out`, the counts of its summary line returned. Raises CanopyError when
-/// the run cannot be done (unreadable output folder, ...); records it
-/// could not use are lines of out/rejects.jsonl, as with the command.
+/// `out` (replacing an earlier set whole); `wrappers` reuses a saved
+/// wrappers.jsonl (`--wrappers`), `wet` also writes the articles as WET
+/// records (`--wet`), `work` keeps the work folder (`--work`). Returns the
+/// counts of its summary line, `seconds` and, with `wrappers`, the
+/// clusters by wrapper status. Raises CanopyError when the run cannot be
+/// done (an input that does not exist, an output folder that cannot be
+/// written); records it could not use are lines of OUT/rejects.jsonl, as
+/// with the command. On rayon's pool (`threads=N`: a pool of N).
 #[pyfunction]
-#[pyo3(signature = (inputs, out, **settings))]
+#[pyo3(signature = (inputs, out, wrappers=None, wet=None, work=None, **settings))]
 fn run<'py>(
     py: Python<'py>,
     inputs: &Bound<'py, PyAny>,
     out: &Bound<'py, PyAny>,
+    wrappers: Option<&Bound<'py, PyAny>>,
+    wet: Option<&Bound<'py, PyAny>>,
+    work: Option<&Bound<'py, PyAny>>,
     settings: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let settings = settings::from_kwargs(settings)?;
+) -> PyResult<Bound<'py, PyDict>> {
+    let settings = settings::from_kwargs(settings, None)?;
+    let path = |p: Option<&Bound<'py, PyAny>>| -> PyResult<Option<PathBuf>> {
+        p.map(|p| settings::path_string(p).map(PathBuf::from))
+            .transpose()
+    };
     let inputs: Vec<PathBuf> = if inputs.is_instance_of::<pyo3::types::PyString>() {
         vec![PathBuf::from(settings::path_string(inputs)?)]
     } else {
@@ -261,13 +270,56 @@ fn run<'py>(
             .map(|p| settings::path_string(&p?).map(PathBuf::from))
             .collect::<PyResult<_>>()?
     };
-    let out = PathBuf::from(settings::path_string(out)?);
-    let result = py.detach(|| guard(|| canopy::run(&inputs, &out, &settings)));
-    match result {
-        Ok(Ok(stats)) => to_py(py, &stats),
-        Ok(Err(e)) => Err(error(py, &e.to_string(), None)),
-        Err(panic) => Err(error(py, &panic, None)),
+    let request = canopy::RunRequest {
+        inputs,
+        out: PathBuf::from(settings::path_string(out)?),
+        work: path(work)?,
+        wet: path(wet)?,
+        wrappers: path(wrappers)?,
+        apply_only: false,
+    };
+    let threads = settings.config.run.threads;
+    let result = py.detach(|| {
+        guard(|| {
+            let progress = canopy::Progress::hidden();
+            let work = || canopy::run(&request, &settings, &progress);
+            match threads {
+                0 => work(),
+                n => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                    Ok(pool) => pool.install(work),
+                    Err(_) => work(),
+                },
+            }
+        })
+    });
+    let report = match result {
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) => return Err(error(py, &e.to_string(), None)),
+        Err(panic) => return Err(error(py, &panic, None)),
+    };
+    let s = &report.stats;
+    let out = PyDict::new(py);
+    for (key, value) in [
+        ("bytes", s.bytes),
+        ("records", s.records),
+        ("articles", s.articles),
+        ("by_wrapper", s.by_wrapper),
+        ("wrappers", s.wrappers),
+        ("clusters", s.clusters),
+        ("feeds", s.feeds),
+        ("revisits", s.revisits),
+        ("skipped", s.skipped),
+        ("duplicates", s.duplicates),
+        ("rejects", s.rejects),
+        ("wrapper_rejects", s.wrapper_rejects),
+        ("feed_items_foreign", s.feed_items_foreign),
+    ] {
+        out.set_item(key, value)?;
     }
+    out.set_item("lang_filtered", to_py(py, &s.lang_filtered)?)?;
+    out.set_item("seconds", report.seconds)?;
+    out.set_item("wrapper_statuses", to_py(py, &report.wrapper_statuses)?)?;
+    Ok(out)
 }
 
 /// Saved wrappers (a wrappers.jsonl), applied to pages without learning,
@@ -290,7 +342,7 @@ impl Wrappers {
         path: &Bound<'_, PyAny>,
         settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Wrappers> {
-        let settings = settings::from_kwargs(settings)?;
+        let settings = settings::from_kwargs(settings, None)?;
         let path = PathBuf::from(settings::path_string(path)?);
         let result = py.detach(|| guard(|| canopy::Wrappers::load(&path, &settings)));
         match result {
@@ -408,7 +460,7 @@ fn read_warc(
     path: &Bound<'_, PyAny>,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<WarcRecords> {
-    let settings = settings::from_kwargs(settings)?;
+    let settings = settings::from_kwargs(settings, None)?;
     let path = PathBuf::from(settings::path_string(path)?);
     let result = py
         .detach(|| guard(|| canopy::read_warc(&path, &settings).map(|it| Box::new(it) as Events)));

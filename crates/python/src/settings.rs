@@ -21,11 +21,21 @@ static CACHE: Mutex<Option<HashMap<String, Arc<canopy::Settings>>>> = Mutex::new
 /// Distinct settings kept; a program that makes more starts the cache anew.
 const CACHE_LIMIT: usize = 64;
 
-/// The settings the keywords describe (the defaults when there are none).
-pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Arc<canopy::Settings>> {
+/// The method of the page-level calls (`extract`, `extract_many`) unless
+/// the caller names one: `canopy page`'s default, so that `extract` gives
+/// what `canopy page` prints.
+pub const PAGE: Option<&str> = Some("page");
+
+/// The settings the keywords describe (the defaults when there are none),
+/// with `default_method` when the keywords name none (None: the
+/// defaults', Forest, as `canopy run`).
+pub fn from_kwargs(
+    kwargs: Option<&Bound<'_, PyDict>>,
+    default_method: Option<&str>,
+) -> PyResult<Arc<canopy::Settings>> {
     let mut overlay = toml::Table::new();
     let mut config: Option<String> = None;
-    let mut method: Option<String> = None;
+    let mut method: Option<String> = default_method.map(str::to_string);
     let mut threads: Option<usize> = None;
     if let Some(kwargs) = kwargs {
         for (key, value) in kwargs.iter() {

@@ -105,11 +105,13 @@ def test_extract_many_equals_extract():
 
 
 def test_gil_is_released_during_extraction():
-    # A page of ~2 MB takes Canopy a while; a Python thread counting
-    # meanwhile only gets to run if extract lets go of the GIL.
+    # A page of ~6 MB takes Canopy a while; a Python thread counting
+    # meanwhile only gets to run if extract lets go of the GIL (holding
+    # it, the call would leave the counter still: a C call is not
+    # interrupted at the switch interval).
     path, url = sample_pages("dragnet", 3)[0]
     html = path.read_bytes()
-    body = html * max(1, 2_000_000 // len(html))
+    body = html * max(1, 6_000_000 // len(html))
     done = threading.Event()
     ticks = 0
 
@@ -130,7 +132,7 @@ def test_gil_is_released_during_extraction():
     done.set()
     t.join()
     assert elapsed > 0.05, "the page was too quick to tell"
-    assert during > 1000, f"only {during} ticks in {elapsed:.2f}s: the GIL was held"
+    assert during > 200, f"only {during} ticks in {elapsed:.2f}s: the GIL was held"
 
 
 def test_site_key():
