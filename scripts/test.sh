@@ -16,7 +16,12 @@ venv=target/py-venv
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
   'maturin>=1.9.4,<2' pytest 'datatrove[io]' 'pyspark>=4,<5' pyarrow
 rm -rf target/py-wheel
-"$venv/bin/maturin" build --release -m crates/python/Cargo.toml -i "$venv/bin/python" --out target/py-wheel
+# canopy/clap: the features `cargo test --workspace` builds the library
+# with (canopy-cli asks for them), so that cargo reuses its canopy and
+# canopy-site instead of building a second variant; they only add the
+# command line's derives to the settings enums.
+"$venv/bin/maturin" build --release -m crates/python/Cargo.toml -i "$venv/bin/python" --out target/py-wheel \
+  --features canopy/clap
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/py-wheel/*.whl
 # The binary the Python results are compared with (built by the Rust tests already).
 cargo build --release -p canopy-cli
