@@ -1,6 +1,6 @@
 //! A site of more than `run.max_resident_pages` pages is not held parsed
 //! whole: its parsed pages wait in a temporary file and are read back as
-//! each step needs them (pipeline/src/pages.rs). Run on big9 with that
+//! each step needs them (crates/site/src/pages.rs). Run on big9 with that
 //! bound set below its sites' sizes, it must give what holding them gives.
 
 use std::ffi::OsStr;

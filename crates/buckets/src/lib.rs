@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 /// What exact deduplication compares of a page, written into the bucket
 /// index beside its record, so that `extract` knows a site's duplicates
-/// from the index alone, before it reads a page (`pipeline/src/dedup.rs`
+/// from the index alone, before it reads a page (`crates/site/src/dedup.rs`
 /// computes them in `partition` and chooses from them in `extract`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageKeys {

@@ -1,7 +1,7 @@
 //! LZ4 blocks through lz4_flex's block API, into buffers of our own: its
 //! allocating helpers need its `alloc` feature, which would rebuild
 //! tantivy with it. Bucket frames (`frame.rs`) and a large site's parsed
-//! pages (`pipeline/src/page_codec.rs`) are both stored this way.
+//! pages (`crates/site/src/page_codec.rs`) are both stored this way.
 
 use std::io;
 

@@ -109,7 +109,7 @@ fn merge_bounded_by(
 
 /// Merges JSON-lines files, each sorted by `key`, into `out`; equal keys
 /// keep the order of `inputs`. A missing input counts as empty. Returns the
-/// number of lines written. At most [`MAX_MERGE_INPUTS`] files are open at
+/// number of lines written. At most `MAX_MERGE_INPUTS` files are open at
 /// once.
 pub fn merge_jsonl<K: Ord>(
     inputs: &[PathBuf],
@@ -170,7 +170,7 @@ fn merge_jsonl_open<K: Ord>(
 /// fields, into `out`; records are rewritten with the csv crate's default
 /// (minimal) quoting, which is how they were written. All empty gives an
 /// empty file, as a run with no rows does. Returns the rows written. At
-/// most [`MAX_MERGE_INPUTS`] files are open at once.
+/// most `MAX_MERGE_INPUTS` files are open at once.
 pub fn merge_csv(inputs: &[PathBuf], key_fields: usize, out: &mut dyn Write) -> io::Result<u64> {
     merge_bounded(inputs, out, &|opened, out| {
         merge_csv_open(opened, key_fields, out)

@@ -60,7 +60,7 @@ impl OpenFiles {
 /// under temporary names and renamed by [`RankWriter::finish`], so a rank
 /// killed midway leaves only dot-files that no reader opens.
 ///
-/// At most [`MAX_OPEN_BUCKETS`] buckets have their files open at once
+/// At most `MAX_OPEN_BUCKETS` buckets have their files open at once
 /// (two descriptors and 72 KiB of buffers each): past that, the bucket
 /// written to least recently is flushed and closed, and opened again for
 /// appending when its next record comes. The bytes written are the same
@@ -103,7 +103,7 @@ impl RankWriter {
     }
 
     /// Keeps at most `n` (at least 1) buckets open instead of
-    /// [`MAX_OPEN_BUCKETS`] (for tests of the closing and reopening).
+    /// `MAX_OPEN_BUCKETS` (for tests of the closing and reopening).
     pub fn max_open(mut self, n: usize) -> RankWriter {
         self.max_open = n.max(1);
         self

@@ -3,7 +3,6 @@
 //! ([`canopy_site`]); the bucket's outputs are written sorted, then its
 //! completion marker.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,11 +14,12 @@ use canopy_buckets::{
 };
 use canopy_extract::{Prior, PriorCounts};
 use canopy_output::{write_atomic_as, write_jsonl_as, Durability};
-use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
+use canopy_types::{FeedItem, PageRecord, Reject, WrapperRecord};
 use indicatif::ProgressBar;
 
 use crate::config::Config;
 use crate::dedup::Duplicate;
+use crate::order::{article_order, wrapper_order};
 use canopy_site::Backlog;
 use canopy_site::Method;
 use canopy_site::Reuse;
@@ -150,16 +150,6 @@ fn for_each_ordered<T: Sync, R: Send>(
         }
         Ok(())
     })
-}
-
-pub(crate) fn article_order(a: &Article, b: &Article) -> Ordering {
-    (&a.site, &a.cluster, &a.url, &a.record_id).cmp(&(&b.site, &b.cluster, &b.url, &b.record_id))
-}
-
-// Carried-over wrappers keep their cluster name, which may repeat
-// tonight's: the template breaks the tie.
-pub(crate) fn wrapper_order(a: &WrapperRecord, b: &WrapperRecord) -> Ordering {
-    (&a.site, &a.cluster, &a.template).cmp(&(&b.site, &b.cluster, &b.template))
 }
 
 fn write_line(w: &mut dyn Write, item: &impl serde::Serialize) -> std::io::Result<()> {
@@ -324,7 +314,7 @@ pub fn extract_bucket(
         Ok(())
     })
     .with_context(ctx)?;
-    crate::run::sort_rejects(&mut rejects);
+    crate::order::sort_rejects(&mut rejects);
     write_jsonl_as(dir, "rejects.jsonl", &rejects, durability).with_context(ctx)?;
     write_atomic_as(dir, "prior.tsv", durability, |w| {
         w.write_all(prior.to_tsv().as_bytes())

@@ -47,8 +47,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use canopy_types::{Reject, SourceRef};
 
-use crate::run::{is_feed_file, is_warc_file};
-
 /// The expanded input list.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Inputs {
@@ -168,6 +166,31 @@ fn nothing_there(e: &io::Error) -> bool {
         return true;
     }
     e.kind() == io::ErrorKind::NotFound
+}
+
+/// Whether a file is a feed document (by name), as opposed to a WARC.
+pub fn is_feed_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    [".rss", ".atom", ".xml", ".json", ".rdf", ".feed"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// Whether a file is a WARC or ARC file by its name (plain, `.gz`, `.zst`
+/// or `.lz4`).
+pub fn is_warc_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let name = [".gz", ".zst", ".lz4"]
+        .iter()
+        .find_map(|c| name.strip_suffix(c))
+        .unwrap_or(&name);
+    name.ends_with(".warc") || name.ends_with(".arc")
 }
 
 /// Whether a folder entry is taken as an input by its name.
@@ -387,7 +410,7 @@ impl Walk {
             .filter(|(_, id)| seen.insert(id.clone()))
             .map(|(path, _)| path)
             .collect();
-        crate::run::sort_rejects(&mut self.rejects);
+        crate::order::sort_rejects(&mut self.rejects);
         self.rejects.dedup();
         Inputs {
             files,

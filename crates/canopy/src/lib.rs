@@ -29,11 +29,14 @@
 //! assert!(!article.text.contains("Contact us"));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod extract;
 pub mod fingerprint;
 mod html_files;
 pub mod inputs;
 pub mod merge;
+pub mod order;
 mod page;
 pub mod partition;
 mod records;

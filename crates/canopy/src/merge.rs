@@ -17,15 +17,22 @@ use canopy_output::write_atomic;
 /// What a finished run (or merge) adds up to, for the summary line.
 #[derive(Debug, Default, Clone)]
 pub struct RunStats {
+    /// Input bytes read.
     pub bytes: u64,
     /// Records read ([`canopy_buckets::RankMarker::records`]): each is one
     /// of the articles, feeds, revisits, skips and rejects below.
     pub records: u64,
+    /// Articles written.
     pub articles: u64,
+    /// Articles served by a wrapper.
     pub by_wrapper: u64,
+    /// Wrappers written.
     pub wrappers: u64,
+    /// Template clusters (rows of `summary.csv`).
     pub clusters: u64,
+    /// Feed records and files read.
     pub feeds: u64,
+    /// WARC revisit records.
     pub revisits: u64,
     /// Records skipped on reading (requests, metadata, non-HTML payloads,
     /// empty bodies).

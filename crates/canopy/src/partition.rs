@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::inputs::Inputs;
-use crate::run::sort_rejects;
+use crate::order::sort_rejects;
 
 /// Records are encoded in parallel batches of about this many bytes of
 /// HTML. Bounded memory: the batch being filled, one queued and the one

@@ -22,7 +22,7 @@ use anyhow::Context;
 use canopy_buckets::Layout;
 use canopy_output::lock::{FolderLock, LockMode};
 use canopy_output::Durability;
-use canopy_types::{Article, Reject};
+use canopy_types::Article;
 use indicatif::ProgressBar;
 
 use crate::config::Config;
@@ -30,42 +30,6 @@ use crate::merge::RunStats;
 use canopy_site::Method;
 use canopy_site::Reuse;
 use canopy_site::SiteSettings;
-
-/// Whether a file is a feed document (by name), as opposed to a WARC.
-pub fn is_feed_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    [".rss", ".atom", ".xml", ".json", ".rdf", ".feed"]
-        .iter()
-        .any(|ext| name.ends_with(ext))
-}
-
-pub fn is_warc_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let name = [".gz", ".zst", ".lz4"]
-        .iter()
-        .find_map(|c| name.strip_suffix(c))
-        .unwrap_or(&name);
-    name.ends_with(".warc") || name.ends_with(".arc")
-}
-
-/// The order of `rejects.jsonl`: (file, offset, record_id, reason); equal
-/// keys keep input order.
-pub fn sort_rejects(rejects: &mut [Reject]) {
-    rejects.sort_by(|a, b| {
-        (&a.source.file, a.source.offset, &a.record_id, &a.reason).cmp(&(
-            &b.source.file,
-            b.source.offset,
-            &b.record_id,
-            &b.reason,
-        ))
-    });
-}
 
 /// The progress bars a run moves: bytes read, then sites extracted.
 /// [`Progress::hidden`] shows nothing; the command line gives styled

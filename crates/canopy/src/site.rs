@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use canopy_buckets::{Entry, InputPos};
 use canopy_output::SummaryRow;
-use canopy_site::dedup::{self, Line, Named};
-use canopy_site::{process_site, Backlog, SiteInput};
+use canopy_site::dedup::{self, DedupMode, Line, Named};
+use canopy_site::{process_site, Backlog, SiteInput, SiteSettings};
 use canopy_types::{Article, PageRecord, Reject, WrapperRecord};
 
 use crate::{Error, Result, Settings};
@@ -46,17 +46,25 @@ pub fn site_key(url: &str) -> String {
 /// Pages of several sites are taken as one site (the first page's key):
 /// group them by [`site_key`] first.
 pub fn extract_site(records: Vec<PageRecord>, settings: &Settings) -> Result<SiteResult> {
+    extract_with(records, &settings.site()?, settings.config.dedup.mode)
+}
+
+/// [`extract_site`] with the site stage's settings.
+pub(crate) fn extract_with(
+    records: Vec<PageRecord>,
+    site_settings: &SiteSettings,
+    dedup: DedupMode,
+) -> Result<SiteResult> {
     let Some(first) = records.first() else {
         return Ok(SiteResult::default());
     };
     let site = site_key(&first.url);
-    let site_settings = settings.site()?;
-    let (kept, duplicates) = leave_out_duplicates(&site, records, settings);
+    let (kept, duplicates) = leave_out_duplicates(&site, records, dedup);
     let out = process_site(
         &site,
         SiteInput::Records(kept),
         &HashMap::new(),
-        &site_settings,
+        site_settings,
         &Backlog::default(),
     )
     .map_err(|error| Error::Io {
@@ -70,12 +78,12 @@ pub fn extract_site(records: Vec<PageRecord>, settings: &Settings) -> Result<Sit
         rejects: out.rejects,
         duplicates,
     };
-    result.articles.sort_by(crate::extract::article_order);
-    result.wrappers.sort_by(crate::extract::wrapper_order);
+    result.articles.sort_by(crate::order::article_order);
+    result.wrappers.sort_by(crate::order::wrapper_order);
     result
         .summary
         .sort_by(|a, b| (&a.site, &a.cluster).cmp(&(&b.site, &b.cluster)));
-    crate::run::sort_rejects(&mut result.rejects);
+    crate::order::sort_rejects(&mut result.rejects);
     Ok(result)
 }
 
@@ -85,7 +93,7 @@ pub fn extract_site(records: Vec<PageRecord>, settings: &Settings) -> Result<Sit
 fn leave_out_duplicates(
     site: &str,
     records: Vec<PageRecord>,
-    settings: &Settings,
+    mode: DedupMode,
 ) -> (Vec<PageRecord>, Vec<Duplicate>) {
     let entries: Vec<Entry> = records
         .iter()
@@ -102,7 +110,7 @@ fn leave_out_duplicates(
             keys: Some(dedup::page_keys(page)),
         })
         .collect();
-    let (kept, dups) = dedup::select(&entries, settings.config.dedup.mode);
+    let (kept, dups) = dedup::select(&entries, mode);
     let at = |e: &Entry| e.offset as usize;
     let mut lines: Vec<Line> = dups
         .iter()

@@ -15,6 +15,7 @@ use crate::{Result, Settings};
 /// page the page-level path's. Nothing is learned.
 pub struct Wrappers {
     settings: SiteSettings,
+    dedup: canopy_site::dedup::DedupMode,
     /// Lines of the file that could not be used.
     rejects: Vec<Reject>,
 }
@@ -29,6 +30,7 @@ impl Wrappers {
         site_settings.reuse = Some(Arc::new(reuse));
         Ok(Wrappers {
             settings: site_settings,
+            dedup: settings.config.dedup.mode,
             rejects,
         })
     }
@@ -38,9 +40,12 @@ impl Wrappers {
         &self.rejects
     }
 
-    /// The article of one page: the saved wrapper's when one fits its
-    /// site and template, else the page-level path's (`article.method`
+    /// The article of one page alone: the saved wrapper's when one fits
+    /// its site and template, else the page-level path's (`article.method`
     /// says which); a page that gives none is a [`Reject`] saying why.
+    /// Alone, a page has no siblings to tell template text (residue) from
+    /// its article, so its text may keep lines that [`Wrappers::apply_site`]
+    /// on its site's pages together (and `canopy wrappers apply`) remove.
     pub fn apply(&self, record: PageRecord) -> std::result::Result<Article, Box<Reject>> {
         let site = canopy_cluster::site_key(&record.url);
         let kept = record.clone();
@@ -53,5 +58,13 @@ impl Wrappers {
         )
         .map_err(|e| Box::new(crate::page::reject(&kept, "extract", e.to_string())))?;
         crate::page::only_article(out, &kept)
+    }
+
+    /// The pages of one site (in read order), as `canopy wrappers apply`
+    /// extracts them: duplicates left out, pages grouped by template, each
+    /// group served by the saved wrapper that fits it, or by the
+    /// page-level path.
+    pub fn apply_site(&self, records: Vec<PageRecord>) -> Result<crate::SiteResult> {
+        crate::site::extract_with(records, &self.settings, self.dedup)
     }
 }

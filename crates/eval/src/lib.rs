@@ -12,7 +12,7 @@
 //! the output folder, and prints the main table.
 //!
 //! A corpus folder with `snippets.jsonl` instead of gold texts (trafbench) is
-//! scored by trafilatura's snippet rule: see [`snippets`].
+//! scored by trafilatura's snippet rule: see `snippets.rs`.
 //!
 //! Methods that read feeds are left out, with a note, on a corpus without a
 //! `feeds/` folder.
@@ -47,7 +47,7 @@ pub struct EvalOptions {
     pub signifiers: Option<SignifierSource>,
     /// Output folder for eval.csv and eval.md.
     pub out: PathBuf,
-    /// Peer outputs: DIR/<tool>/<id>.txt and DIR/<tool>/timing.json.
+    /// Peer outputs: `DIR/<tool>/<id>.txt` and `DIR/<tool>/timing.json`.
     pub peers: Option<PathBuf>,
     /// Settings file overlaid on configs/default.toml.
     pub config: Option<PathBuf>,

@@ -18,8 +18,8 @@
 //!   box of headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text outside links or more.
 //! - **Meta lines.** A block without blocks inside whose text outside links
-//!   is all template residue ("Posted in: <News> | <3> comments", "Tags:
-//!   <a>, <b>", a trackback header).
+//!   is all template residue ("Posted in: &lt;News&gt; | <3> comments", "Tags:
+//!   &lt;a&gt;, &lt;b&gt;", a trackback header).
 //! - **Media text.** Text that belongs to media rather than to the
 //!   article: `<figcaption>`, and elements whose `id` or a class token
 //!   names a caption (`wp-caption`, `media__caption`) or an embedded post
@@ -27,10 +27,10 @@
 //!   leave out, unless it holds half of the selection's text (a photo
 //!   essay, a slideshow, a post that is one embedded tweet).
 //! - **Attributions stay.** A short block of a few words of its own and
-//!   then one link to another host ("via <fubiz.net>", "Source: <Reuters>")
+//!   then one link to another host ("via <fubiz.net>", "Source: &lt;Reuters&gt;")
 //!   names where a quoted post comes from: it is neither a link list nor a
 //!   meta line, although it has their shape (a category line "Posted in:
-//!   <News>" links into the site itself).
+//!   &lt;News&gt;" links into the site itself).
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -72,14 +72,14 @@ pub struct CleanOptions {
     /// layout sits in one form).
     pub forms: bool,
     /// Keep attributions that the link-density and meta-line rules would
-    /// drop: a block of at most [`ATTRIBUTION_WORDS`] words, words of its
+    /// drop: a block of at most `ATTRIBUTION_WORDS` words, words of its
     /// own and then one link to a host other than the page's ("via
     /// <fubiz.net>").
     pub attributions: bool,
     /// Keep a link-dense block whose links are the post's own list of
     /// other sites' pages (deals, a roundup of news): at least two thirds
     /// of its link text points to hosts other than the page's, and its
-    /// links average at least [`OFFSITE_LINK_CHARS`] characters (titles,
+    /// links average at least `OFFSITE_LINK_CHARS` characters (titles,
     /// not "Facebook", "Tweet"), and it opens with its first link (a box
     /// under a label of its own is a promotion). Related-post lists link
     /// into the site.

@@ -26,7 +26,7 @@ const DETECT_BYTES: usize = 64 << 10;
 /// loses to UTF-8 when the body is valid UTF-8 with non-ASCII characters (a
 /// common mislabelling that decodes without errors but yields mojibake).
 ///
-/// UTF-16 and UTF-32 ([`wide_encoding`]) are read from their BOM, or from
+/// UTF-16 and UTF-32 (`wide_encoding`) are read from their BOM, or from
 /// the HTTP `charset=` when the bytes bear it out.
 pub fn decode_html(body: &[u8], content_type: Option<&str>) -> (String, &'static str) {
     if let Some(wide) = wide_encoding(body, content_type) {

@@ -49,7 +49,7 @@ pub fn parse_feed(bytes: &[u8], base_uri: Option<&str>) -> Result<Vec<FeedItem>,
 /// [`parse_feed`] within a time budget: past `budget` (wall time from the
 /// call) the parse stops and the feed is an error of stage `budget`, as a
 /// page over `run.page_budget_ms` is. feed-rs cannot be stopped from
-/// outside, so it reads the document through a clock ([`Timed`]): the
+/// outside, so it reads the document through a clock (`Timed`): the
 /// first read after the deadline fails and feed-rs returns, within one
 /// 8 KiB buffer of it. Everything feed-rs does is driven by its reads, and
 /// the work around it (decoding, the items' text) is linear in the

@@ -153,7 +153,7 @@ fn date_of(c: &Captures<'_>) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
 }
 
-/// The first date written in `text` (see [`MONTHS`] for the forms read).
+/// The first date written in `text` (see `MONTHS` for the forms read).
 pub fn text_date(text: &str) -> Option<NaiveDate> {
     TEXT_DATE.captures_iter(text).find_map(|c| date_of(&c))
 }

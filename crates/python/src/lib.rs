@@ -190,18 +190,32 @@ fn extract_site<'py>(
     settings: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let settings = settings::from_kwargs(settings, None)?;
-    let mut inputs: Vec<PageInput> = Vec::new();
-    for item in pages.try_iter()? {
-        if let Some(page) = page_input(&item?)? {
-            inputs.push(page);
-        }
-    }
+    let inputs = site_pages(pages)?;
     let result = py.detach(|| {
         guard(|| {
             let records = inputs.into_iter().map(PageInput::into_record).collect();
             canopy::extract_site(records, &settings)
         })
     });
+    site_result(py, result)
+}
+
+/// A site's pages from Python (tuples or dicts; feeds and rejects passed over).
+fn site_pages(pages: &Bound<'_, PyAny>) -> PyResult<Vec<PageInput>> {
+    let mut inputs = Vec::new();
+    for item in pages.try_iter()? {
+        if let Some(page) = page_input(&item?)? {
+            inputs.push(page);
+        }
+    }
+    Ok(inputs)
+}
+
+/// A site's result as the dict the package's `SiteResult` is made from.
+fn site_result(
+    py: Python<'_>,
+    result: Result<canopy::Result<canopy::SiteResult>, String>,
+) -> PyResult<Bound<'_, PyDict>> {
     let site = match result {
         Ok(Ok(site)) => site,
         Ok(Err(e)) => return Err(error(py, &e.to_string(), None)),
@@ -375,6 +389,32 @@ impl Wrappers {
             })
         });
         article_or_none(py, result)
+    }
+
+    /// apply_site(pages) -> SiteResult
+    ///
+    /// One site's pages (as `extract_site` takes them, in read order), as
+    /// `canopy wrappers apply` extracts them: duplicates left out, pages
+    /// grouped by template, each group served by the saved wrapper that
+    /// fits it or by the page-level path; nothing learned. A `SiteResult`,
+    /// as `extract_site` gives.
+    fn apply_site<'py>(
+        &self,
+        py: Python<'py>,
+        pages: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let inputs = site_pages(pages)?;
+        let inner = self.inner.clone();
+        let result = py.detach(|| {
+            guard(|| {
+                let records = inputs.into_iter().map(PageInput::into_record).collect();
+                inner.apply_site(records)
+            })
+        });
+        let fields = site_result(py, result)?;
+        py.import("canopy")?
+            .getattr("SiteResult")?
+            .call((), Some(&fields))
     }
 }
 

@@ -106,6 +106,14 @@ def test_saved_wrappers_apply_as_the_command(tmp_path):
         assert sum(l in have for l in lines) >= 0.9 * len(lines), record["url"]
     # Measured: 175 of 200 big9 pages get the command's wrapper alone.
     assert compared >= 190 and same >= 0.8 * compared, (compared, same)
+    # A site's pages together are extracted as the command extracts them.
+    pages = defaultdict(list)
+    for record in canopy.read_warc(warc):
+        if record["kind"] == "page":
+            pages[canopy.site_key(record["url"])].append(record)
+    applied_articles = by_site(read_jsonl(applied / "articles.jsonl"))
+    for site, site_pages in pages.items():
+        assert wrappers.apply_site(site_pages).articles == applied_articles.get(site, []), site
     with pytest.raises(canopy.CanopyError):
         canopy.Wrappers.load(tmp_path / "missing.jsonl")
 

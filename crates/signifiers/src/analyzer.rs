@@ -32,7 +32,7 @@ pub struct TermId(pub u32);
 /// from lowercased surface form to its term (or to nothing when the token is
 /// dropped). The memo grows with the vocabulary analyzed. A memoised
 /// token costs one hash lookup and no allocation; the stems themselves are
-/// also cached per thread, across analyzers ([`STEMS`]).
+/// also cached per thread, across analyzers (`STEMS`).
 ///
 /// See the crate documentation for the tokenization rules.
 pub struct Analyzer {
@@ -169,7 +169,7 @@ impl Analyzer {
     /// Runs `f` with this thread's own analyzer, which keeps its memos
     /// from call to call (the pages a thread analyzes share most of their
     /// vocabulary); its ids mean nothing outside it, so hand its terms on
-    /// as [`Stems`]. Started anew once it holds [`THREAD_ANALYZER_MAX`]
+    /// as [`Stems`]. Started anew once it holds `THREAD_ANALYZER_MAX`
     /// terms, so that its memory does not grow with the crawl.
     pub fn with_thread_analyzer<R>(f: impl FnOnce(&mut Analyzer) -> R) -> R {
         THREAD_ANALYZER.with_borrow_mut(|analyzer| {

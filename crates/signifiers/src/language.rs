@@ -303,7 +303,7 @@ impl PageLanguage {
     /// every language whatlang knows, in order:
     ///
     /// 1. whatlang's detection of `text` when it is sure: whatlang's
-    ///    `is_reliable` and at least [`MIN_SURE_LETTERS`] letters. A sure
+    ///    `is_reliable` and at least `MIN_SURE_LETTERS` letters. A sure
     ///    detection wins over a declared language that differs
     ///    (docs/algorithms.md, "Language": measured on trafbench, where
     ///    most such pages are a template's `lang="en"` over an article in
@@ -312,7 +312,7 @@ impl PageLanguage {
     /// 3. else whatlang's unsure detection;
     /// 4. else `None`, reported as `und`: no declaration and no letter.
     ///
-    /// Only the first [`TEXT_SAMPLE_CHARS`] characters of `text` are looked
+    /// Only the first `TEXT_SAMPLE_CHARS` characters of `text` are looked
     /// at.
     pub fn of_text(&self, text: &str) -> Option<&'static str> {
         let text = cut(text, TEXT_SAMPLE_CHARS);

@@ -32,9 +32,11 @@ pub mod dedup;
 mod fallback;
 pub mod feed_trust;
 mod method;
+mod page;
 mod page_codec;
 mod pages;
 mod reuse;
+mod settings;
 mod signatures;
 mod site;
 mod spanfile;
@@ -45,7 +47,8 @@ pub use backlog::Backlog;
 pub use config::{Config, Format, SignifierSource};
 pub use method::{needs_feeds, Method, PageMethod};
 pub use reuse::{Reuse, WrapperStatus};
-pub use site::{process_site, Render, SiteInput, SiteOutput, SiteSettings};
+pub use settings::{Render, SiteOutput, SiteSettings};
+pub use site::{process_site, SiteInput};
 pub use spill::ArticleSpill;
 
 /// Why settings or saved wrappers cannot be used.

@@ -25,7 +25,7 @@ use canopy_dom::Document;
 use canopy_signifiers::{Language, PageLanguage};
 use canopy_types::{FeedItem, PageRecord};
 
-use crate::pages::Page;
+use crate::page::Page;
 
 /// The bytes of `page` (its HTML already freed), read back by [`decode`].
 pub fn encode(page: &Page<'_>) -> io::Result<Vec<u8>> {

@@ -10,61 +10,24 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use canopy_buckets::{BucketReader, Entry, Item, Record};
 use canopy_cluster::{evenly_spaced, Signature};
 use canopy_dom::{Deadline, Document};
-use canopy_signifiers::{page_language, PageLanguage};
+use canopy_signifiers::page_language;
 use canopy_types::{FeedItem, PageRecord, Reject};
 
 use crate::backlog::Backlog;
+use crate::page::Page;
+use crate::settings::SiteSettings;
 use crate::signatures::SiteSignatures;
-use crate::site::SiteSettings;
 use crate::spanfile::{Span, SpanFile, SpanWriter};
 
 /// Pages of a large site read at once: from the bucket, their HTML is held
 /// until each is parsed (≈ 140 KB a page on the dev corpora); from the
 /// temporary file, their DOMs until each step is done with them.
 const READ_CHUNK: usize = 128;
-
-/// A parsed page with what every method needs.
-pub struct Page<'f> {
-    /// Its position among the site's pages ([`SitePages`]).
-    pub index: usize,
-    /// Its record, without the HTML (freed once parsed).
-    pub record: PageRecord,
-    pub doc: Document,
-    /// The language its terms are analysed in, and the one its article
-    /// reports.
-    pub lang: PageLanguage,
-    pub feed: Option<&'f FeedItem>,
-    /// Time spent on this page so far (its parse); its extraction gets
-    /// what is left of the page budget.
-    pub spent: Duration,
-}
-
-impl<'f> Page<'f> {
-    /// A page with its feed item from `feeds`; `index` is left 0 until its
-    /// site numbers its pages.
-    pub fn new(
-        record: PageRecord,
-        doc: Document,
-        lang: PageLanguage,
-        spent: Duration,
-        feeds: &'f HashMap<String, FeedItem>,
-    ) -> Page<'f> {
-        let feed = feeds.get(&canopy_ingest::normalize_url(&record.url));
-        Page {
-            index: 0,
-            record,
-            doc,
-            lang,
-            feed,
-            spent,
-        }
-    }
-}
 
 /// What the site steps read of every page without its DOM: its signature
 /// and its `WARC-Date`.

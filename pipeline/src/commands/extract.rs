@@ -21,7 +21,7 @@ pub struct ExtractArgs {
     #[arg(long)]
     out: PathBuf,
     #[command(flatten)]
-    settings: crate::SettingsArgs,
+    settings: crate::settings::SettingsArgs,
     /// Last run's wrappers.jsonl, as for `run --wrappers`.
     #[arg(long)]
     wrappers: Option<PathBuf>,

@@ -43,7 +43,7 @@ pub struct PartitionArgs {
 /// counted in its marker and reported by `merge`), 2 on bad usage or an
 /// unwritable work folder.
 pub fn command(args: PartitionArgs) -> ExitCode {
-    let config = match crate::resolve_settings(
+    let config = match crate::settings::resolve_settings(
         args.config.as_deref(),
         None,
         None,

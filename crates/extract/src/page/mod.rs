@@ -111,7 +111,7 @@ pub fn page(doc: &Document, ctx: &PageContext<'_>) -> PageSelection {
 
 /// The page furniture inside `roots` chosen otherwise (a wrapper's
 /// selection), in page order: elements the markup calls navigation, a
-/// complementary box, a footer or a dialog ([`roles::is_page_furniture`]:
+/// complementary box, a footer or a dialog (`roles::is_page_furniture`:
 /// a "Further reading" `aside` between paragraphs), each holding less
 /// than half of its root's text (more is the root's layout). Only the
 /// markup's own words: lists of teasers and names, which the page-level

@@ -296,7 +296,7 @@ impl WordStats {
 const MIN_ROLE_SUBWORD: usize = 5;
 
 impl Prior {
-    /// The prior of `counts`: words seen on [`MIN_SITES`] sites or more.
+    /// The prior of `counts`: words seen on `MIN_SITES` sites or more.
     pub fn from_counts(counts: &PriorCounts) -> Prior {
         Prior::from_weighted(&[(counts, 1.0)])
     }
@@ -372,15 +372,15 @@ impl Prior {
         })
     }
 
-    /// A word's weight ([`Prior::stats`]; 0 for a word the prior knows
+    /// A word's weight (`Prior::stats`; 0 for a word the prior knows
     /// nothing of).
     pub fn word(&self, word: &str) -> f64 {
         self.stats(word).map_or(0.0, |s| s.weight)
     }
 
     /// Whether `word` names blocks that are almost never article: a role
-    /// word (weight at most [`ROLE_WEIGHT`], not layout), or an unknown
-    /// word holding one of [`MIN_ROLE_SUBWORD`] letters or more.
+    /// word (weight at most `ROLE_WEIGHT`, not layout), or an unknown
+    /// word holding one of `MIN_ROLE_SUBWORD` letters or more.
     pub fn is_role_word(&self, word: &str) -> bool {
         self.stats(word).is_some_and(|s| s.is_role())
     }

@@ -1,6 +1,7 @@
 # Type stubs of the compiled module (crates/python/src); the docstrings are
 # on the functions themselves (help(canopy.extract)).
 from os import PathLike
+from canopy import SiteResult
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 _Html = Union[bytes, bytearray, memoryview, str]
@@ -40,3 +41,4 @@ class Wrappers:
     def apply(
         self, url: str, html: _Html, content_type: Optional[str] = None
     ) -> Optional[_Record]: ...
+    def apply_site(self, pages: Iterable[Any]) -> SiteResult: ...

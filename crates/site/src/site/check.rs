@@ -12,7 +12,7 @@ use super::{
     article_title, page_level_selection, text_chars, wrapper_selection, Chosen, ClusterPages, Role,
     SiteSettings,
 };
-use crate::pages::Page;
+use crate::page::Page;
 
 /// Pages of a cluster its wrapper is checked on: the fewest on which a
 /// line can repeat. Each is extracted once more, by the page-level path: 2

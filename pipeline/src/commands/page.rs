@@ -82,8 +82,14 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
         PageFormat::Text | PageFormat::Json => &[],
     };
     let method = Method::Page(args.method);
-    let (config, method) =
-        crate::resolve_settings(args.config.as_deref(), None, None, Some(1), method, formats)?;
+    let (config, method) = crate::settings::resolve_settings(
+        args.config.as_deref(),
+        None,
+        None,
+        Some(1),
+        method,
+        formats,
+    )?;
     let (bytes, content_type, url) = read_input(args, config.ingest.max_page_bytes)?;
     let mut record = canopy::page_record(&url, &bytes, content_type.as_deref());
     record.source.file.clone_from(&args.input);
