@@ -2,7 +2,7 @@
 //! and the method) and what it gives back ([`SiteOutput`]).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use canopy_dom::{Deadline, DomOptions};
@@ -93,6 +93,31 @@ pub struct Render {
     pub markdown: bool,
 }
 
+/// The page-level prior of `extract.prior` and the counts it was made
+/// from. The shipped one (`""`, compiled in) is parsed once per process:
+/// the library makes a page's settings on every `canopy::extract_page`
+/// call, and parsing its 37 KB table took ~0.9 ms of a dragnet page's
+/// ~2.4 ms there (Python's `canopy.extract`, docs/python.md). A prior
+/// file is read each time, as it may change between calls.
+fn prior_of(
+    extract: &crate::config::ExtractConfig,
+) -> Result<(Arc<Prior>, Arc<PriorCounts>), crate::Error> {
+    static SHIPPED: OnceLock<(Arc<Prior>, Arc<PriorCounts>)> = OnceLock::new();
+    let made = |extract: &crate::config::ExtractConfig| {
+        extract
+            .prior_counts()
+            .map(|counts| (Arc::new(Prior::from_counts(&counts)), Arc::new(counts)))
+    };
+    if !extract.prior.is_empty() {
+        return made(extract);
+    }
+    if let Some(shipped) = SHIPPED.get() {
+        return Ok(shipped.clone());
+    }
+    let shipped = made(extract)?;
+    Ok(SHIPPED.get_or_init(|| shipped).clone())
+}
+
 impl SiteSettings {
     pub fn new(config: &Config, method: Method) -> Result<SiteSettings, crate::Error> {
         let fallback = config
@@ -102,7 +127,7 @@ impl SiteSettings {
             .map(|m| m.trim().parse::<PageMethod>())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| crate::Error::Settings(format!("extract.fallback: {e}")))?;
-        let prior_counts = config.extract.prior_counts()?;
+        let (prior, prior_counts) = prior_of(&config.extract)?;
         let (signifiers, measure) = match method {
             Method::ForestFeeds => (SignifierSource::Feeds, canopy_forest::Measure::Forest),
             Method::Coverage => (config.signifiers.source, canopy_forest::Measure::Coverage),
@@ -162,8 +187,8 @@ impl SiteSettings {
                 html: config.run.formats.contains(&Format::Html),
                 markdown: config.run.formats.contains(&Format::Markdown),
             },
-            prior: Arc::new(Prior::from_counts(&prior_counts)),
-            prior_counts: Arc::new(prior_counts),
+            prior,
+            prior_counts,
             crawl_prior: config.extract.crawl_prior,
             prior_pages: config.extract.prior_pages,
             validate: config.forest.validate,

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test of the project, Rust and Python: the workspace's Rust tests,
+# then the Python package built from the same target folder and release
+# profile (so only pyo3 and the binding compile again) and its pytest
+# suite (crates/python/tests: the API, the datatrove steps, the Spark job).
+# The Python tools come from PyPI into target/py-venv. CI runs this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== Rust: cargo test --workspace --release"
+cargo test --workspace --release
+
+echo "== Python: the canopy package (maturin) and its tests (pytest)"
+venv=target/py-venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check \
+  'maturin>=1.9.4,<2' pytest 'datatrove[io]' 'pyspark>=4,<5' pyarrow
+rm -rf target/py-wheel
+# canopy/clap: the features `cargo test --workspace` builds the library
+# with (canopy-cli asks for them), so that cargo reuses its canopy and
+# canopy-site instead of building a second variant; they only add the
+# command line's derives to the settings enums.
+"$venv/bin/maturin" build --release -m crates/python/Cargo.toml -i "$venv/bin/python" --out target/py-wheel \
+  --features canopy/clap
+"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/py-wheel/*.whl
+# The binary the Python results are compared with (built by the Rust tests already).
+cargo build --release -p canopy-cli
+cd crates/python
+CANOPY_BIN="$PWD/../../target/release/canopy" "../../$venv/bin/python" -m pytest tests -q
