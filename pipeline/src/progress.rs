@@ -29,3 +29,8 @@ pub fn bytes_bar(what: &str) -> ProgressBar {
 pub fn sites_bar() -> ProgressBar {
     counting_bar(0, "sites")
 }
+
+/// A library note on stderr, as the command's own lines are.
+pub fn note(text: &str) {
+    eprintln!("canopy: {text}");
+}

@@ -273,14 +273,18 @@ pub fn mark_complete(out: &Path, extra: Option<&Path>) -> crate::Result<()> {
 }
 
 /// Puts the set written into `switch`'s folder in place of `--out`
-/// (`wet`: the WET file's name when it is part of the set), with a line on
-/// stderr when that was not one step.
-pub fn switch_in(switch: &mut OutputSwitch, wet: Option<&str>) -> crate::Result<()> {
+/// (`wet`: the WET file's name when it is part of the set), with a `note`
+/// when that was not one step.
+pub fn switch_in(
+    switch: &mut OutputSwitch,
+    wet: Option<&str>,
+    note: fn(&str),
+) -> crate::Result<()> {
     let switched = switch
         .commit(&set_names(wet))
         .with_context(|| format!("cannot put the new outputs in {}", switch.out().display()))?;
-    if let Some(note) = switched.note {
-        eprintln!("canopy: {note}");
+    if let Some(text) = switched.note {
+        note(&text);
     }
     Ok(())
 }

@@ -82,7 +82,7 @@ pub fn run(
     let mut switch = OutputSwitch::begin(&request.out, &crate::merge::set_names(wet_name))
         .with_context(|| format!("output folder {} is not usable", request.out.display()))?;
     for note in switch.notes() {
-        eprintln!("canopy: {note}");
+        (progress.note)(note);
     }
     let (stats, seconds) = crate::run::run_all(
         &request.inputs,
@@ -105,7 +105,7 @@ pub fn run(
             None => None,
         };
         crate::merge::mark_complete(&staging, listed.as_deref())?;
-        crate::merge::switch_in(&mut switch, wet_name)?;
+        crate::merge::switch_in(&mut switch, wet_name, progress.note)?;
         Ok((stats, seconds))
     })?;
     let wrapper_statuses = match wrappers {

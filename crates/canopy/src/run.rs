@@ -31,22 +31,27 @@ use canopy_site::Method;
 use canopy_site::Reuse;
 use canopy_site::SiteSettings;
 
-/// The progress bars a run moves: bytes read, then sites extracted.
-/// [`Progress::hidden`] shows nothing; the command line gives styled
-/// bars on stderr.
+/// What a run shows on the way: the progress bars it moves (bytes read,
+/// then sites extracted) and the notes it makes (a kept work folder
+/// started over, a lock the file system does not keep, an output switch
+/// that was not one step). [`Progress::hidden`] shows nothing; the command
+/// line draws styled bars and prints the notes on stderr.
 pub struct Progress {
     /// Input bytes read (the partition).
     pub reading: ProgressBar,
     /// Sites extracted.
     pub sites: ProgressBar,
+    /// Called with each note, a sentence without a prefix.
+    pub note: fn(&str),
 }
 
 impl Progress {
-    /// Bars that draw nothing.
+    /// Bars that draw nothing, notes that go nowhere.
     pub fn hidden() -> Progress {
         Progress {
             reading: ProgressBar::hidden(),
             sites: ProgressBar::hidden(),
+            note: |_| {},
         }
     }
 }
@@ -85,7 +90,7 @@ pub fn run_all(
                 .with_context(|| format!("cannot create work folder {}", w.display()))?;
             let lock = FolderLock::try_lock(w, LockMode::Exclusive)?;
             if let Some(warning) = lock.warning() {
-                eprintln!("canopy: {warning}");
+                (progress.note)(&warning.to_string());
             }
             _lock = lock;
             (w, Durability::Synced)
@@ -124,7 +129,7 @@ pub fn run_all(
         }
     }
     if !scratch {
-        reuse_or_start_over(work, &fingerprint)?;
+        reuse_or_start_over(work, &fingerprint, progress.note)?;
     }
     let bar = &progress.reading;
     let (rank, _) = crate::partition::partition(
@@ -170,12 +175,12 @@ pub fn run_all(
                 let differences = done.differences(&digest, expect);
                 if !differences.is_empty() {
                     if !told {
-                        eprintln!(
-                            "canopy: --work {}: its buckets were extracted with other settings \
+                        (progress.note)(&format!(
+                            "--work {}: its buckets were extracted with other settings \
                              ({}): extracting them again",
                             work.display(),
                             canopy_buckets::fingerprint::describe(&differences)
-                        );
+                        ));
                         told = true;
                     }
                     std::fs::remove_dir_all(&dir)
@@ -207,6 +212,7 @@ pub fn run_all(
 fn reuse_or_start_over(
     work: &Path,
     fingerprint: &canopy_buckets::WorkFingerprint,
+    note: fn(&str),
 ) -> crate::Result<()> {
     let old = canopy_buckets::read_work_fingerprint(work)?;
     if old.as_ref() == Some(fingerprint) {
@@ -234,10 +240,10 @@ fn reuse_or_start_over(
         (None, None) => None,
     };
     if let Some(why) = why {
-        eprintln!(
-            "canopy: --work {}: made from other inputs or settings ({why}): starting it over",
+        note(&format!(
+            "--work {}: made from other inputs or settings ({why}): starting it over",
             work.display()
-        );
+        ));
     }
     canopy_buckets::clear_work(work)
         .with_context(|| format!("cannot clear work folder {}", work.display()))

@@ -36,7 +36,7 @@ pub fn command(args: MergeArgs) -> ExitCode {
         }
         let stats = merge(&args.work, &args.out, switch.dir())?;
         mark_complete(switch.dir(), None)?;
-        switch_in(&mut switch, None)?;
+        switch_in(&mut switch, None, crate::progress::note)?;
         Ok(stats)
     })();
     match result {

@@ -102,6 +102,7 @@ pub fn command(args: RunArgs, learn: bool) -> ExitCode {
     let progress = canopy::Progress {
         reading: progress::bytes_bar("reading"),
         sites: progress::sites_bar(),
+        note: progress::note,
     };
     let report = match canopy::run(&request, &settings, &progress) {
         Ok(report) => report,
