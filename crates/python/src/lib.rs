@@ -5,7 +5,7 @@
 //! so Python threads extract in parallel; the batch calls
 //! (`extract_many`, `extract_site`) run on rayon's pool. Nothing crosses
 //! the boundary as a panic: a panic inside the library is caught and
-//! raised as `CanopyError` (see [`guard`]).
+//! raised as `CanopyError` (see `guard`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
