@@ -1,5 +1,5 @@
 """The in-process PySpark job (canopy.spark) on big9 and dragnet: its
-articles and wrappers equal `canopy run`'s."""
+articles and wrappers equal `canopy run`'s, its summary.csv byte for byte."""
 
 import os
 import sys
@@ -40,4 +40,5 @@ def test_spark_job_equals_canopy_run(spark, corpora_run, tmp_path):
     assert counts["articles"] == len(articles) > 900
     assert articles == read_jsonl(cli / "articles.jsonl")
     assert wrappers == read_jsonl(cli / "wrappers.jsonl")
+    assert (out / "summary.csv").read_bytes() == (cli / "summary.csv").read_bytes()
     assert len(read_jsonl(out / "duplicates.jsonl")) == len(read_jsonl(cli / "duplicates.jsonl"))

@@ -6,9 +6,9 @@ the Python workers (no ``canopy`` binary, no shared work folder).
     python -m canopy.spark --master 'local[2]' --out OUT CRAWL/*.warc.gz
     spark-submit scripts/spark/canopy_spark_inprocess.py --out OUT ...
 
-OUT gets ``articles.jsonl`` and ``wrappers.jsonl`` (the records of
-``canopy run``'s files of the same name, in its order), ``rejects.jsonl``
-and ``duplicates.jsonl``. Every executor needs the ``canopy`` package
+OUT gets ``articles.jsonl``, ``wrappers.jsonl`` and ``summary.csv`` (the
+records of ``canopy run``'s files of the same name, in its order),
+``rejects.jsonl`` and ``duplicates.jsonl``. Every executor needs the ``canopy`` package
 (``pip install ./crates/python``); the input paths must be readable from
 every executor. Feed files are not read: pages are extracted with tf-idf
 signifiers (the default ``signifiers.source``).
@@ -17,6 +17,8 @@ signifiers (the default ``signifiers.source``).
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import os
 import sys
@@ -30,6 +32,18 @@ _NO_SITE = ""
 
 def _line(record: Dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+# The columns of summary.csv, in canopy run's order.
+SUMMARY_COLUMNS = ("site", "cluster", "pages", "wrapper_matches", "fallbacks", "wrapper", "check")
+
+
+def _csv_row(values: Iterable[Any]) -> str:
+    """One CSV line as canopy run writes it (quoted only where needed, no
+    line terminator)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(values)
+    return buffer.getvalue()
 
 
 def read_file(indexed: Tuple[int, str], settings: Dict[str, Any]) -> Iterator[Tuple[str, Tuple]]:
@@ -71,6 +85,8 @@ def extract_partition(
         for name in ("articles", "wrappers", "duplicates"):
             for i, record in enumerate(getattr(result, name)):
                 yield (name, (site, i)), _line(record)
+        for i, row in enumerate(result.summary):
+            yield ("summary", (site, i)), _csv_row(row[c] for c in SUMMARY_COLUMNS)
         for r in result.rejects:
             yield ("rejects", _reject_key(r)), _line(r)
 
@@ -97,9 +113,11 @@ def run_job(sc: Any, inputs: List[str], out: str, partitions: int = 0, **setting
         .sortByKey()
     )
     os.makedirs(out, exist_ok=True)
-    names = ("articles", "wrappers", "rejects", "duplicates")
-    counts = dict.fromkeys(names, 0)
-    handles = {n: open(os.path.join(out, f"{n}.jsonl.tmp"), "w", encoding="utf-8") for n in names}
+    files = {n: f"{n}.jsonl" for n in ("articles", "wrappers", "rejects", "duplicates")}
+    files["summary"] = "summary.csv"
+    counts = dict.fromkeys(files, 0)
+    handles = {n: open(os.path.join(out, f + ".tmp"), "w", encoding="utf-8", newline="") for n, f in files.items()}
+    handles["summary"].write(_csv_row(SUMMARY_COLUMNS) + "\n")
     try:
         # Streamed to the driver one partition at a time, in key order.
         for (name, _), line in lines.toLocalIterator():
@@ -108,8 +126,8 @@ def run_job(sc: Any, inputs: List[str], out: str, partitions: int = 0, **setting
     finally:
         for h in handles.values():
             h.close()
-    for n in names:
-        os.replace(os.path.join(out, f"{n}.jsonl.tmp"), os.path.join(out, f"{n}.jsonl"))
+    for f in files.values():
+        os.replace(os.path.join(out, f + ".tmp"), os.path.join(out, f))
     return counts
 
 
