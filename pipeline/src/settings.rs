@@ -101,9 +101,6 @@ pub fn resolve_settings(
     if !formats.is_empty() {
         config.run.formats = formats.to_vec();
     }
-    let method = match (method, config.signifiers.source) {
-        (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
-        (m, _) => m,
-    };
+    let method = method.with_signifiers(config.signifiers.source);
     Ok((config, method))
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use canopy_site::{Config, Method, SignifierSource, SiteSettings};
+use canopy_site::{Config, Method, SiteSettings};
 
 use crate::Result;
 
@@ -31,10 +31,7 @@ impl Settings {
     /// (`signifiers.source = "feeds"`) is `forest-feeds`, as on the
     /// command line.
     pub fn new(config: Config, method: Method) -> Settings {
-        let method = match (method, config.signifiers.source) {
-            (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
-            (m, _) => m,
-        };
+        let method = method.with_signifiers(config.signifiers.source);
         Settings { config, method }
     }
 

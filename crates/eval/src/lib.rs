@@ -608,10 +608,7 @@ fn settings(args: &EvalOptions) -> Result<(Config, Vec<Method>)> {
     let mut methods: Vec<Method> = Vec::new();
     for name in names {
         let m: Method = name.parse().map_err(Error::Corpus)?;
-        let m = match (m, config.signifiers.source) {
-            (Method::Forest, SignifierSource::Feeds) => Method::ForestFeeds,
-            (m, _) => m,
-        };
+        let m = m.with_signifiers(config.signifiers.source);
         if !methods.contains(&m) {
             methods.push(m);
         }

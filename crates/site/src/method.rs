@@ -84,6 +84,15 @@ impl Method {
         !matches!(self, Method::Page(_))
     }
 
+    /// The method run with signifiers from `source`: Forest with feed
+    /// signifiers is `forest-feeds`; any other method is itself.
+    pub fn with_signifiers(self, source: crate::config::SignifierSource) -> Method {
+        match (self, source) {
+            (Method::Forest, crate::config::SignifierSource::Feeds) => Method::ForestFeeds,
+            (m, _) => m,
+        }
+    }
+
     /// Whether the method reads feed items (the feed files must be inputs).
     pub fn uses_feeds(self) -> bool {
         matches!(
