@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use canopy_site::{process_site, Backlog, SiteInput, SiteOutput};
+use canopy_site::{process_site, Backlog, SiteInput, SiteSettings};
 use canopy_types::{Article, PageRecord, Reject};
 
 use crate::Settings;
@@ -28,42 +28,42 @@ pub fn extract_page(record: PageRecord, settings: &Settings) -> Result<Article, 
     let site_settings = settings
         .site()
         .map_err(|e| Box::new(reject(&record, "settings", e.to_string())))?;
+    alone(record, &site_settings)
+}
+
+/// The article of `record` as a site of one page, or why there is none.
+pub(crate) fn alone(record: PageRecord, settings: &SiteSettings) -> Result<Article, Box<Reject>> {
     let site = canopy_cluster::site_key(&record.url);
-    let kept = record.clone();
+    // What a reject names of the page: not its HTML, which the site takes.
+    let page = reject(&record, "", String::new());
+    let failed = |reason: String| {
+        Box::new(Reject {
+            stage: "extract".into(),
+            reason,
+            ..page.clone()
+        })
+    };
     let out = process_site(
         &site,
         SiteInput::Records(vec![record]),
         &HashMap::new(),
-        &site_settings,
+        settings,
         &Backlog::default(),
     )
-    .map_err(|e| Box::new(reject(&kept, "extract", e.to_string())))?;
-    only_article(out, &kept)
-}
-
-/// The article of a site of one page, or why there is none.
-pub(crate) fn only_article(out: SiteOutput, record: &PageRecord) -> Result<Article, Box<Reject>> {
+    .map_err(|e| failed(e.to_string()))?;
     match (
         out.articles.into_iter().next(),
         out.rejects.into_iter().next(),
     ) {
         (Some(article), _) if !article.text.trim().is_empty() => Ok(article),
-        (Some(_), _) => Err(Box::new(reject(
-            record,
-            "extract",
-            "the page has no article text".into(),
-        ))),
+        (Some(_), _) => Err(failed("the page has no article text".into())),
         (None, Some(reject)) => Err(Box::new(reject)),
-        (None, None) => Err(Box::new(reject(
-            record,
-            "extract",
-            "nothing extracted".into(),
-        ))),
+        (None, None) => Err(failed("nothing extracted".into())),
     }
 }
 
 /// A reject of `record` at `stage`.
-pub(crate) fn reject(record: &PageRecord, stage: &str, reason: String) -> Reject {
+fn reject(record: &PageRecord, stage: &str, reason: String) -> Reject {
     Reject {
         source: record.source.clone(),
         record_id: Some(record.record_id.clone()),

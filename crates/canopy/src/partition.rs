@@ -262,17 +262,12 @@ pub fn partition(
     }
 
     let options = IngestOptions {
-        max_page_bytes: config.ingest.max_page_bytes,
-        max_decoded_bytes: config.ingest.max_decoded_bytes,
         // One reading thread inflating a whole .warc.gz paced the
         // partition of a two-thread run (docs/performance.md, "Threads").
         // With one thread too, so that a corrupt member is reported the
         // same way whatever the thread count (gzip_segments.rs).
         inflate_segments: Some(INFLATE_SEGMENT_BYTES),
-        max_feed_bytes: config.ingest.max_feed_bytes,
-        // A feed's parse has the time budget of a page's.
-        feed_budget: (config.run.page_budget_ms > 0)
-            .then(|| std::time::Duration::from_millis(config.run.page_budget_ms)),
+        ..crate::records::ingest_options(config)
     };
     // The writer thread decodes and encodes each batch on the rayon pool
     // and writes it while this thread reads the next one.

@@ -5,6 +5,8 @@ use std::sync::mpsc::{sync_channel, Receiver};
 
 use canopy_ingest::{Event, IngestOptions};
 
+use canopy_site::Config;
+
 use crate::{Error, Result, Settings};
 
 /// Events read ahead of the caller at most: memory stays bounded whatever
@@ -38,7 +40,7 @@ pub fn read_warc(path: &Path, settings: &Settings) -> Result<Records> {
         error,
     })?;
     drop(file);
-    let options = ingest_options(settings);
+    let options = ingest_options(&settings.config);
     let path = path.to_path_buf();
     let (sender, events) = sync_channel(READ_AHEAD);
     std::thread::Builder::new()
@@ -70,15 +72,15 @@ pub fn read_warc(path: &Path, settings: &Settings) -> Result<Records> {
     Ok(Records { events })
 }
 
-/// The reading limits of `settings`, as `canopy run` reads with.
-pub(crate) fn ingest_options(settings: &Settings) -> IngestOptions {
-    let ingest = &settings.config.ingest;
+/// The reading limits of `config` (the partition adds how it inflates).
+pub(crate) fn ingest_options(config: &Config) -> IngestOptions {
     IngestOptions {
-        max_page_bytes: ingest.max_page_bytes,
-        max_decoded_bytes: ingest.max_decoded_bytes,
-        max_feed_bytes: ingest.max_feed_bytes,
-        feed_budget: (settings.config.run.page_budget_ms > 0)
-            .then(|| std::time::Duration::from_millis(settings.config.run.page_budget_ms)),
+        max_page_bytes: config.ingest.max_page_bytes,
+        max_decoded_bytes: config.ingest.max_decoded_bytes,
+        max_feed_bytes: config.ingest.max_feed_bytes,
+        // A feed's parse has the time budget of a page's.
+        feed_budget: (config.run.page_budget_ms > 0)
+            .then(|| std::time::Duration::from_millis(config.run.page_budget_ms)),
         ..IngestOptions::default()
     }
 }

@@ -115,16 +115,12 @@ fn leave_out_duplicates(
     let mut lines: Vec<Line> = dups
         .iter()
         .map(|d| {
-            let this = Named::of(&records[at(&d.entry)]);
-            Line {
-                site: site.to_string(),
-                url: this.url,
-                record_id: this.record_id,
-                source: this.source,
-                warc_date: this.warc_date,
-                reason: d.reason.as_str().to_string(),
-                kept: Named::of(&records[at(&d.kept)]),
-            }
+            Line::new(
+                site,
+                Named::of(&records[at(&d.entry)]),
+                d.reason,
+                Named::of(&records[at(&d.kept)]),
+            )
         })
         .collect();
     dedup::sort_lines(&mut lines);

@@ -1,10 +1,9 @@
 //! Saved wrappers applied without learning: [`Wrappers`].
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use canopy_site::{process_site, Backlog, Reuse, SiteInput, SiteSettings};
+use canopy_site::{Reuse, SiteSettings};
 use canopy_types::{Article, PageRecord, Reject};
 
 use crate::{Result, Settings};
@@ -47,17 +46,7 @@ impl Wrappers {
     /// its article, so its text may keep lines that [`Wrappers::apply_site`]
     /// on its site's pages together (and `canopy wrappers apply`) remove.
     pub fn apply(&self, record: PageRecord) -> std::result::Result<Article, Box<Reject>> {
-        let site = canopy_cluster::site_key(&record.url);
-        let kept = record.clone();
-        let out = process_site(
-            &site,
-            SiteInput::Records(vec![record]),
-            &HashMap::new(),
-            &self.settings,
-            &Backlog::default(),
-        )
-        .map_err(|e| Box::new(crate::page::reject(&kept, "extract", e.to_string())))?;
-        crate::page::only_article(out, &kept)
+        crate::page::alone(record, &self.settings)
     }
 
     /// The pages of one site (in read order), as `canopy wrappers apply`

@@ -167,6 +167,22 @@ pub struct Line {
     pub kept: Named,
 }
 
+impl Line {
+    /// The line of `page`, left out of `site` for `reason`, `kept` in its
+    /// place.
+    pub fn new(site: &str, page: Named, reason: Reason, kept: Named) -> Line {
+        Line {
+            site: site.to_string(),
+            url: page.url,
+            record_id: page.record_id,
+            source: page.source,
+            warc_date: page.warc_date,
+            reason: reason.as_str().to_string(),
+            kept,
+        }
+    }
+}
+
 /// The order of `duplicates.jsonl` within a site: (url, file, offset,
 /// record id).
 pub fn sort_lines(lines: &mut [Line]) {
@@ -229,16 +245,12 @@ pub fn write_listing(
     let mut lines: Vec<Line> = duplicates
         .iter()
         .map(|d| {
-            let this = &named[&d.entry.pos];
-            Line {
-                site: site.to_string(),
-                url: this.url.clone(),
-                record_id: this.record_id.clone(),
-                source: this.source.clone(),
-                warc_date: this.warc_date.clone(),
-                reason: d.reason.as_str().to_string(),
-                kept: named[&d.kept.pos].clone(),
-            }
+            Line::new(
+                site,
+                named[&d.entry.pos].clone(),
+                d.reason,
+                named[&d.kept.pos].clone(),
+            )
         })
         .collect();
     sort_lines(&mut lines);
