@@ -95,3 +95,53 @@ fn formats_standard_input_and_a_page_without_an_article() {
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");
 }
+
+/// A page fetched by `canopy page URL` keeps its `Content-Language`, as a
+/// crawled record does: a page too short for a sure detection takes the
+/// language its server declares.
+#[test]
+fn a_fetched_page_takes_the_language_its_server_declares() {
+    use std::io::{BufRead, BufReader};
+    let body = "<!doctype html><html><head><title>Kontakt</title></head><body>\
+        <article><h1>Kontakt</h1><p>Tel. 044 123 45 67, Fax 044 123 45 68</p></article>\
+        </body></html>";
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/kontakt", listener.local_addr().unwrap());
+    let head = |language: &str| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n{language}\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+    };
+    let answers = [head("Content-Language: de-ch\r\n"), head("")];
+    std::thread::spawn(move || {
+        for (stream, head) in listener.incoming().zip(answers) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap() > 0 && line != "\r\n" {
+                line.clear();
+            }
+            stream.write_all(head.as_bytes()).unwrap();
+            stream.write_all(body.as_bytes()).unwrap();
+        }
+    });
+    let lang = || {
+        let out = Command::new(bin())
+            .args(["page", &url, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["lang"].as_str().unwrap().to_string()
+    };
+    assert_eq!(lang(), "de");
+    // The same page without the header: nothing declared, too little text.
+    assert_ne!(lang(), "de");
+}

@@ -55,6 +55,8 @@ pub struct HttpBody {
     len: Option<u64>,
     /// `Content-Type` of the first answer.
     content_type: Option<String>,
+    /// `Content-Language` of the first answer.
+    content_language: Option<String>,
     /// Retries left before the read fails.
     retries_left: u32,
     /// Connections dropped and resumed so far.
@@ -80,6 +82,7 @@ impl HttpBody {
             pos: 0,
             len: None,
             content_type: None,
+            content_language: None,
             retries_left: options.retries,
             resumed: 0,
         };
@@ -90,6 +93,11 @@ impl HttpBody {
     /// `Content-Type` of the answer, if it said one.
     pub fn content_type(&self) -> Option<&str> {
         self.content_type.as_deref()
+    }
+
+    /// `Content-Language` of the answer, if it said one.
+    pub fn content_language(&self) -> Option<&str> {
+        self.content_language.as_deref()
     }
 
     /// The body's length, when the server said it.
@@ -145,6 +153,7 @@ impl HttpBody {
                 return Err(Failure::Answer(status_error(&self.url, status)));
             }
             self.content_type = header("content-type");
+            self.content_language = header("content-language");
             self.len = header("content-length").and_then(|l| l.trim().parse().ok());
         } else if status == StatusCode::PARTIAL_CONTENT {
             let start = header("content-range").and_then(|r| range_start(&r));
@@ -242,15 +251,24 @@ fn range_start(header: &str) -> Option<u64> {
     rest.split('-').next()?.trim().parse().ok()
 }
 
-/// Reads a whole http(s) resource of at most `max_bytes`, with its
-/// `Content-Type` (a page for `canopy page`).
-pub fn fetch(
-    url: &str,
-    options: &RemoteOptions,
-    max_bytes: usize,
-) -> io::Result<(Vec<u8>, Option<String>)> {
+/// A whole http(s) resource (a page for `canopy page`) with the headers
+/// a WARC record would keep for it.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The body.
+    pub bytes: Vec<u8>,
+    /// `Content-Type`, which may name the charset.
+    pub content_type: Option<String>,
+    /// `Content-Language`: the page's declared language when detection is
+    /// unsure, as for a crawled record.
+    pub content_language: Option<String>,
+}
+
+/// Reads a whole http(s) resource of at most `max_bytes`.
+pub fn fetch(url: &str, options: &RemoteOptions, max_bytes: usize) -> io::Result<Fetched> {
     let body = HttpBody::open(url, options)?;
     let content_type = body.content_type().map(str::to_string);
+    let content_language = body.content_language().map(str::to_string);
     let mut bytes = Vec::new();
     body.take(max_bytes as u64 + 1).read_to_end(&mut bytes)?;
     if bytes.len() > max_bytes {
@@ -258,7 +276,11 @@ pub fn fetch(
             "{url}: larger than {max_bytes} bytes"
         )));
     }
-    Ok((bytes, content_type))
+    Ok(Fetched {
+        bytes,
+        content_type,
+        content_language,
+    })
 }
 
 #[cfg(test)]

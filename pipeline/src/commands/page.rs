@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use canopy::{Format, Method, PageMethod};
+use canopy_ingest::Fetched;
 
 /// What `canopy page` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -90,8 +91,9 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
         method,
         formats,
     )?;
-    let (bytes, content_type, url) = read_input(args, config.ingest.max_page_bytes)?;
-    let mut record = canopy::page_record(&url, &bytes, content_type.as_deref());
+    let (page, url) = read_input(args, config.ingest.max_page_bytes)?;
+    let mut record = canopy::page_record(&url, &page.bytes, page.content_type.as_deref());
+    record.content_language = page.content_language;
     record.source.file.clone_from(&args.input);
     let article = match canopy::extract_page(record, &canopy::Settings::new(config, method)) {
         Ok(article) => article,
@@ -109,17 +111,15 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
     Ok(Ok(printed))
 }
 
-/// The page's bytes, its `Content-Type` if it came over http, and its URL.
-fn read_input(
-    args: &PageArgs,
-    max_bytes: usize,
-) -> anyhow::Result<(Vec<u8>, Option<String>, String)> {
+/// The page (with its `Content-Type` and `Content-Language` if it came
+/// over http) and its URL.
+fn read_input(args: &PageArgs, max_bytes: usize) -> anyhow::Result<(Fetched, String)> {
     let input = args.input.as_str();
     if canopy_ingest::is_remote(input) {
-        let (bytes, content_type) =
+        let page =
             canopy_ingest::fetch(input, &canopy_ingest::RemoteOptions::default(), max_bytes)?;
         let url = args.url.clone().unwrap_or_else(|| input.to_string());
-        return Ok((bytes, content_type, url));
+        return Ok((page, url));
     }
     let mut bytes = Vec::new();
     let read = if input == canopy::inputs::STDIN {
@@ -142,5 +142,10 @@ fn read_input(
         None => url::Url::from_file_path(std::path::absolute(input)?)
             .map_or_else(|()| String::new(), String::from),
     };
-    Ok((bytes, None, url))
+    let page = Fetched {
+        bytes,
+        content_type: None,
+        content_language: None,
+    };
+    Ok((page, url))
 }
