@@ -26,12 +26,12 @@
 #   PEER_REPS=3       repetitions of trafilatura (slow)
 #   CORPORA="DIR..."  corpus folders (default: big9 and dragnet under ../shared/corpora)
 #   BENCH_OUT=DIR     where raw results go (default /tmp/canopy-bench); results.tsv, table.md
-#   NO_BUILD=1        skip the build (`bash scripts/build-pgo.sh`: the profile-guided `dist`
-#                     binary operators run nightly, ≈ 15 min; with PLAIN=1 `cargo build
-#                     --profile dist -p canopy-cli`)
-#   PLAIN=1           benchmark the plain `dist` build (target/dist/canopy) instead
-#   CANOPY=PATH       binary to benchmark (default target/pgo/dist/canopy, or
-#                     target/dist/canopy with PLAIN=1; copied first so that a concurrent
+#   NO_BUILD=1        skip the build (`bash scripts/build-pgo.sh`: the profile-guided
+#                     release binary, ≈ 15 min; with PLAIN=1 `cargo build --release
+#                     -p canopy-cli`)
+#   PLAIN=1           benchmark the plain release build (target/release/canopy) instead
+#   CANOPY=PATH       binary to benchmark (default target/pgo/release/canopy, or
+#                     target/release/canopy with PLAIN=1; copied first so that a concurrent
 #                     rebuild cannot change it mid-run)
 #   SKIP_TRAFILATURA=1 / SKIP_RESILIPARSE=1
 set -euo pipefail
@@ -59,11 +59,11 @@ command -v taskset >/dev/null || die "taskset is missing: apt-get install -y uti
 NCPU="$(nproc)"
 [ "$NCPU" -ge 2 ] || echo "bench.sh: warning: only $NCPU CPU; the 2-thread run shares one core" >&2
 
-DEFAULT_BIN="$ROOT/target/pgo/dist/canopy"
-[ -n "${PLAIN:-}" ] && DEFAULT_BIN="$ROOT/target/dist/canopy"
+DEFAULT_BIN="$ROOT/target/pgo/release/canopy"
+[ -n "${PLAIN:-}" ] && DEFAULT_BIN="$ROOT/target/release/canopy"
 if [ -z "${NO_BUILD:-}" ] && [ -z "${CANOPY:-}" ]; then
     if [ -n "${PLAIN:-}" ]; then
-        cargo build --profile dist -p canopy-cli >&2
+        cargo build --release -p canopy-cli >&2
     else
         bash "$ROOT/scripts/build-pgo.sh" >/dev/null
     fi

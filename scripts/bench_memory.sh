@@ -15,8 +15,8 @@
 #   BENCH_DIR=DIR   where inputs and outputs go (default /tmp/canopy-memory;
 #                   inputs are made once and reused)
 #   THREADS=N       --threads for canopy (default 2)
-#   NO_BUILD=1      skip `cargo build --profile dist -p canopy-cli`
-#   CANOPY=PATH     binary (default target/dist/canopy, copied first)
+#   NO_BUILD=1      skip `cargo build --release -p canopy-cli`
+#   CANOPY=PATH     binary (default target/release/canopy, copied first)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,10 +25,10 @@ THREADS="${THREADS:-2}"
 mkdir -p "$BENCH_DIR"
 
 if [[ -z "${NO_BUILD:-}" && -z "${CANOPY:-}" ]]; then
-  (cd "$ROOT" && cargo build --profile dist -p canopy-cli)
+  (cd "$ROOT" && cargo build --release -p canopy-cli)
 fi
 BIN="$BENCH_DIR/canopy"
-cp "${CANOPY:-$ROOT/target/dist/canopy}" "$BIN"
+cp "${CANOPY:-$ROOT/target/release/canopy}" "$BIN"
 
 BIG9="$ROOT/../shared/corpora/big9/big9.warc.gz"
 make_input() {  # NAME ARGS...: scripts/make_big_input.py into $BENCH_DIR/NAME, once

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Every test of the project, Rust and Python: the workspace's Rust tests,
-# then the Python package built from the same target folder and release
-# profile (so only pyo3 and the binding compile again) and its pytest
+# then the Python package built from the same target folder and `testing`
+# profile (Cargo.toml) (so only pyo3 and the binding compile again) and its pytest
 # suite (crates/python/tests: the API, the datatrove steps, the Spark job).
 # The Python tools come from PyPI into target/py-venv. CI runs this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== Rust: cargo test --workspace --release"
-cargo test --workspace --release
+echo "== Rust: cargo test --workspace --profile testing"
+cargo test --workspace --profile testing
 
 echo "== Python: the canopy package (maturin) and its tests (pytest)"
 venv=target/py-venv
@@ -20,10 +20,10 @@ rm -rf target/py-wheel
 # with (canopy-cli asks for them), so that cargo reuses its canopy and
 # canopy-site instead of building a second variant; they only add the
 # command line's derives to the settings enums.
-"$venv/bin/maturin" build --release -m crates/python/Cargo.toml -i "$venv/bin/python" --out target/py-wheel \
+"$venv/bin/maturin" build --profile testing -m crates/python/Cargo.toml -i "$venv/bin/python" --out target/py-wheel \
   --features canopy/clap
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/py-wheel/*.whl
 # The binary the Python results are compared with (built by the Rust tests already).
-cargo build --release -p canopy-cli
+cargo build --profile testing -p canopy-cli
 cd crates/python
-CANOPY_BIN="$PWD/../../target/release/canopy" "../../$venv/bin/python" -m pytest tests -q
+CANOPY_BIN="$PWD/../../target/testing/canopy" "../../$venv/bin/python" -m pytest tests -q

@@ -16,9 +16,9 @@ SAMPLE = REPO / "data"
 
 def canopy_bin() -> Path:
     """The command-line binary of this checkout (scripts/test.sh builds it)."""
-    path = Path(os.environ.get("CANOPY_BIN", REPO / "target" / "release" / "canopy"))
+    path = Path(os.environ.get("CANOPY_BIN", REPO / "target" / "testing" / "canopy"))
     if not path.exists():
-        pytest.skip(f"no canopy binary at {path}: build it with `cargo build --release -p canopy-cli`")
+        pytest.skip(f"no canopy binary at {path}: build it with `cargo build --profile testing -p canopy-cli`")
     return path
 
 

@@ -1,5 +1,5 @@
 //! LCS speed on a 50k × 50k character page pair. Ignored by default (debug builds are
-//! slow); run with `cargo test -p canopy-score --release --test speed -- --ignored`.
+//! slow); run with `cargo test -p canopy-score --profile testing --test speed -- --ignored`.
 
 use std::time::Instant;
 
