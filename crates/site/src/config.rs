@@ -27,8 +27,24 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DedupConfig {
-    /// `exact` or `none` (`--dedup`).
+    /// `exact`, `near` or `none` (`--dedup`).
     pub mode: crate::dedup::DedupMode,
+    /// `near`: words in a shingle (`crate::near`).
+    pub ngram: usize,
+    /// `near`: LSH bands of a signature.
+    pub buckets: usize,
+    /// `near`: hashes in a band.
+    pub hashes_per_bucket: usize,
+    /// `near`: least MinHash-estimated Jaccard similarity of a candidate
+    /// pair for the later article to be left out.
+    pub threshold: f64,
+}
+
+impl DedupConfig {
+    /// The signatures these settings ask for.
+    pub fn minhash(&self) -> crate::near::MinHash {
+        crate::near::MinHash::new(self.ngram, self.buckets, self.hashes_per_bucket)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -234,6 +250,23 @@ impl Config {
         if config.signifiers.top_k == 0 || config.signifiers.top_k > 64 {
             return Err(Error::Settings(
                 "signifiers.top_k must be between 1 and 64".into(),
+            ));
+        }
+        let dedup = &config.dedup;
+        if dedup.ngram == 0
+            || dedup.buckets == 0
+            || dedup.hashes_per_bucket == 0
+            || dedup.buckets * dedup.hashes_per_bucket > 1024
+        {
+            return Err(Error::Settings(
+                "dedup.ngram, dedup.buckets and dedup.hashes_per_bucket must be at least 1, \
+                 with at most 1024 hashes (buckets × hashes_per_bucket)"
+                    .into(),
+            ));
+        }
+        if !(0.0..=1.0).contains(&dedup.threshold) {
+            return Err(Error::Settings(
+                "dedup.threshold must be between 0 and 1".into(),
             ));
         }
         let mut config = config;
