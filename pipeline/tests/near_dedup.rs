@@ -38,14 +38,9 @@ fn mirror_of_dragnet(dir: &Path) -> PathBuf {
             match line.strip_prefix("WARC-Target-URI: ") {
                 Some(uri) => {
                     let (scheme, after) = uri.split_once("://").unwrap();
-                    let host_end = after.find(['/', ':', '?', '\r']).unwrap();
+                    let (host, path) = after.split_at(after.find(['/', ':', '?', '\r']).unwrap());
                     out.extend_from_slice(
-                        format!(
-                            "WARC-Target-URI: {scheme}://{}{MIRROR}{}",
-                            &after[..host_end],
-                            &after[host_end..]
-                        )
-                        .as_bytes(),
+                        format!("WARC-Target-URI: {scheme}://{host}{MIRROR}{path}").as_bytes(),
                     );
                 }
                 None => out.extend_from_slice(line.as_bytes()),

@@ -305,6 +305,22 @@ mod tests {
     }
 
     #[test]
+    fn near_dedup_parameters_default_to_datatrove_and_are_checked() {
+        let d = Config::load(None).unwrap().dedup;
+        assert_eq!(
+            (d.ngram, d.buckets, d.hashes_per_bucket, d.threshold),
+            (5, 14, 8, 0.8)
+        );
+        assert_eq!(d.minhash().len(), 112);
+        for bad in ["buckets = 0", "threshold = 1.5", "hashes_per_bucket = 2000"] {
+            let e = Config::overlaid(&format!("[dedup]\n{bad}\n")).unwrap_err();
+            assert!(format!("{e}").contains("dedup."), "{bad}: {e}");
+        }
+        let c = Config::overlaid("[dedup]\nmode = \"near\"\n").unwrap();
+        assert_eq!(c.dedup.mode, crate::dedup::DedupMode::Near);
+    }
+
+    #[test]
     fn languages_are_normalised_and_checked() {
         assert!(Config::load(None).unwrap().run.languages.is_empty());
         let dir = tempfile::tempdir().unwrap();
