@@ -43,8 +43,10 @@ pub struct SettingsArgs {
     #[arg(long = "format", value_enum, value_delimiter = ',')]
     formats: Vec<Format>,
     /// Duplicates left out: exact (captures of one URL but the latest, pages
-    /// of identical HTML but the first, within a site) or none (default:
-    /// the config's `dedup.mode`, exact).
+    /// of identical HTML but the first, within a site), near (exact, then
+    /// articles whose text is a near duplicate of an earlier article's, of
+    /// any site, out of the outputs) or none (default: the config's
+    /// `dedup.mode`, exact).
     #[arg(long, value_enum)]
     dedup: Option<canopy_site::dedup::DedupMode>,
     /// Write only the articles in these languages: ISO 639-1 codes, `und`

@@ -260,7 +260,9 @@ pub fn wrapper_key(line: &[u8]) -> serde_json::Result<(String, String, Vec<Strin
     Ok((k.site, k.cluster, k.template))
 }
 
-/// The order of `duplicates.jsonl`: (site, url, file, offset, record_id).
+/// The order of `duplicates.jsonl`: (site, url, file, offset, record_id);
+/// a near duplicate's `source` is null (an article names no record's
+/// place), which sorts as an empty file name.
 pub fn duplicate_key(
     line: &[u8],
 ) -> serde_json::Result<(String, String, String, Option<u64>, String)> {
@@ -273,11 +275,14 @@ pub fn duplicate_key(
     struct K {
         site: String,
         url: String,
-        source: Source,
+        source: Option<Source>,
         record_id: String,
     }
     let k: K = serde_json::from_slice(line)?;
-    Ok((k.site, k.url, k.source.file, k.source.offset, k.record_id))
+    let (file, offset) = k
+        .source
+        .map_or((String::new(), None), |s| (s.file, s.offset));
+    Ok((k.site, k.url, file, offset, k.record_id))
 }
 
 /// The order of `rejects.jsonl`: (file, offset, record_id, reason).

@@ -37,6 +37,7 @@ pub mod fingerprint;
 mod html_files;
 pub mod inputs;
 pub mod merge;
+mod near_dedup;
 pub mod order;
 mod page;
 pub mod partition;

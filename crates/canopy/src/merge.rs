@@ -13,6 +13,11 @@ use canopy_buckets::{
 };
 use canopy_output::switch::OutputSwitch;
 use canopy_output::write_atomic;
+use canopy_site::config::DedupConfig;
+use canopy_site::dedup::DedupMode;
+use std::io::Write;
+
+use crate::near_dedup::{NearFilter, Removed};
 
 /// What a finished run (or merge) adds up to, for the summary line.
 #[derive(Debug, Default, Clone)]
@@ -38,8 +43,11 @@ pub struct RunStats {
     /// empty bodies).
     pub skipped: u64,
     /// Pages left out as duplicates (lines of `duplicates.jsonl`): skipped
-    /// records too.
+    /// records too. Exact duplicates, and `near_duplicates`.
     pub duplicates: u64,
+    /// Of the `duplicates`, articles left out as near duplicates
+    /// (`dedup.mode = "near"`).
+    pub near_duplicates: u64,
     /// Lines of `rejects.jsonl`: rejected records, and `wrapper_rejects`.
     pub rejects: u64,
     /// Lines of the saved wrappers file that could not be used.
@@ -85,16 +93,26 @@ impl RunStats {
         self.rejects - self.wrapper_rejects
     }
 
+    /// `", N near"` when articles were left out as near duplicates.
+    pub fn near_note(&self) -> String {
+        if self.near_duplicates == 0 {
+            String::new()
+        } else {
+            format!(", {} near", self.near_duplicates)
+        }
+    }
+
     /// The run's figures, for its summary on stderr.
     pub fn records_line(&self) -> String {
         let mut line = format!(
-            "{} records read: {} articles, {} feeds, {} revisits, {} skipped ({} duplicates), {} rejected",
+            "{} records read: {} articles, {} feeds, {} revisits, {} skipped ({} duplicates{}), {} rejected",
             self.records,
             self.articles,
             self.feeds,
             self.revisits,
             self.all_skipped(),
             self.duplicates,
+            self.near_note(),
             self.record_rejects()
         );
         line += &lang_filtered_note(&self.lang_filtered);
@@ -195,8 +213,16 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<RunS
         .map(|r| work.join("rejects").join(format!("rank-{r:05}.jsonl")))
         .chain(files("rejects.jsonl"))
         .collect();
+    // Near deduplication (`dedup.mode = "near"`) reads the settings the
+    // buckets were extracted with.
+    let near = settings
+        .as_ref()
+        .and_then(|(_, s)| s.get("config")?.get("dedup"))
+        .and_then(|d| serde_json::from_value::<DedupConfig>(d.clone()).ok())
+        .filter(|d| d.mode == DedupMode::Near);
     // `articles.jsonl`, most of the bytes, on this thread while another
-    // merges the four smaller files: the end of a run is serial otherwise.
+    // merges the smaller files: the end of a run is serial otherwise.
+    // `duplicates.jsonl` waits for the near duplicates, if any are sought.
     let (articles, others) = std::thread::scope(|scope| {
         let others = scope.spawn(|| -> std::io::Result<()> {
             write_atomic(out, "wrappers.jsonl", |w| {
@@ -208,20 +234,29 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<RunS
             write_atomic(out, "rejects.jsonl", |w| {
                 merge_jsonl(&rejects, reject_key, w).map(drop)
             })?;
+            if near.is_some() {
+                return Ok(());
+            }
             write_atomic(out, "duplicates.jsonl", |w| {
                 merge_jsonl(&files("duplicates.jsonl"), duplicate_key, w).map(drop)
             })
         });
-        let articles = write_atomic(out, "articles.jsonl", |w| {
-            merge_jsonl(&files("articles.jsonl"), article_key, w).map(drop)
-        });
+        let articles = merge_articles(&files("articles.jsonl"), out, near.as_ref());
         let others = others
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (articles, others)
     });
-    articles.with_context(ctx)?;
+    let removed = articles.with_context(ctx)?;
     others.with_context(ctx)?;
+    if near.is_some() {
+        write_near_duplicates(&removed, &files("duplicates.jsonl"), out).with_context(ctx)?;
+        let n = removed.len() as u64;
+        stats.articles -= n;
+        stats.by_wrapper -= removed.iter().filter(|r| r.by_wrapper).count() as u64;
+        stats.duplicates += n;
+        stats.near_duplicates = n;
+    }
     // What the wrappers taught the page-level prior, summed over buckets.
     let mut prior = canopy_extract::PriorCounts::default();
     for path in files("prior.tsv") {
@@ -236,6 +271,51 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<RunS
     }
     write_atomic(out, "prior.tsv", |w| w.write_all(prior.to_tsv().as_bytes())).with_context(ctx)?;
     Ok(stats)
+}
+
+/// Merges the buckets' `articles` into `out/articles.jsonl`, leaving out
+/// the near duplicates when `near` says so; returns those.
+fn merge_articles(
+    articles: &[PathBuf],
+    out: &Path,
+    near: Option<&DedupConfig>,
+) -> std::io::Result<Vec<Removed>> {
+    let mut removed = Vec::new();
+    write_atomic(out, "articles.jsonl", |w| match near {
+        None => merge_jsonl(articles, article_key, w).map(drop),
+        Some(config) => {
+            let mut filter = NearFilter::new(w, config);
+            merge_jsonl(articles, article_key, &mut filter)?;
+            removed = filter.finish()?;
+            Ok(())
+        }
+    })?;
+    Ok(removed)
+}
+
+/// `out/duplicates.jsonl`: the buckets' exact duplicates (`exact`) and the
+/// near duplicates `removed`, in one order.
+fn write_near_duplicates(
+    removed: &[Removed],
+    exact: &[PathBuf],
+    out: &Path,
+) -> std::io::Result<()> {
+    let mut listing = tempfile::Builder::new()
+        .prefix(".near-duplicates-")
+        .tempfile_in(out)?;
+    {
+        let mut w = std::io::BufWriter::new(listing.as_file_mut());
+        crate::near_dedup::write_listing(removed, &out.join("articles.jsonl"), &mut w)?;
+        w.flush()?;
+    }
+    let inputs: Vec<PathBuf> = exact
+        .iter()
+        .cloned()
+        .chain([listing.path().to_path_buf()])
+        .collect();
+    write_atomic(out, "duplicates.jsonl", |w| {
+        merge_jsonl(&inputs, duplicate_key, w).map(drop)
+    })
 }
 
 /// The files [`merge`] writes into the output folder.

@@ -27,8 +27,24 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DedupConfig {
-    /// `exact` or `none` (`--dedup`).
+    /// `exact`, `near` or `none` (`--dedup`).
     pub mode: crate::dedup::DedupMode,
+    /// `near`: words in a shingle (`crate::near`).
+    pub ngram: usize,
+    /// `near`: LSH bands of a signature.
+    pub buckets: usize,
+    /// `near`: hashes in a band.
+    pub hashes_per_bucket: usize,
+    /// `near`: least MinHash-estimated Jaccard similarity of a candidate
+    /// pair for the later article to be left out.
+    pub threshold: f64,
+}
+
+impl DedupConfig {
+    /// The signatures these settings ask for.
+    pub fn minhash(&self) -> crate::near::MinHash {
+        crate::near::MinHash::new(self.ngram, self.buckets, self.hashes_per_bucket)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -236,6 +252,23 @@ impl Config {
                 "signifiers.top_k must be between 1 and 64".into(),
             ));
         }
+        let dedup = &config.dedup;
+        if dedup.ngram == 0
+            || dedup.buckets == 0
+            || dedup.hashes_per_bucket == 0
+            || dedup.buckets * dedup.hashes_per_bucket > 1024
+        {
+            return Err(Error::Settings(
+                "dedup.ngram, dedup.buckets and dedup.hashes_per_bucket must be at least 1, \
+                 with at most 1024 hashes (buckets × hashes_per_bucket)"
+                    .into(),
+            ));
+        }
+        if !(0.0..=1.0).contains(&dedup.threshold) {
+            return Err(Error::Settings(
+                "dedup.threshold must be between 0 and 1".into(),
+            ));
+        }
         let mut config = config;
         config.run.languages = normalise_languages(&config.run.languages)
             .map_err(|e| Error::Settings(format!("run.languages: {e}")))?;
@@ -269,6 +302,22 @@ mod tests {
         assert_eq!((c.signifiers.top_k, c.dom.max_depth), (5, 512));
         std::fs::write(&f, "[signifiers]\ntop_kk = 5\n").unwrap();
         assert!(Config::load(Some(&f)).is_err());
+    }
+
+    #[test]
+    fn near_dedup_parameters_default_to_datatrove_and_are_checked() {
+        let d = Config::load(None).unwrap().dedup;
+        assert_eq!(
+            (d.ngram, d.buckets, d.hashes_per_bucket, d.threshold),
+            (5, 14, 8, 0.8)
+        );
+        assert_eq!(d.minhash().len(), 112);
+        for bad in ["buckets = 0", "threshold = 1.5", "hashes_per_bucket = 2000"] {
+            let e = Config::overlaid(&format!("[dedup]\n{bad}\n")).unwrap_err();
+            assert!(format!("{e}").contains("dedup."), "{bad}: {e}");
+        }
+        let c = Config::overlaid("[dedup]\nmode = \"near\"\n").unwrap();
+        assert_eq!(c.dedup.mode, crate::dedup::DedupMode::Near);
     }
 
     #[test]

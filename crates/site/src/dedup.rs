@@ -41,6 +41,9 @@ pub enum DedupMode {
     None,
     /// Captures of one URL and pages of identical HTML within a site.
     Exact,
+    /// `Exact`, then articles whose text is a near duplicate of an article
+    /// kept before them, crawl-wide (`crate::near`, at the merge).
+    Near,
 }
 
 /// The keys [`select`] compares, for the bucket index.
@@ -84,7 +87,9 @@ pub struct Duplicate {
 
 /// Splits a site's index entries into those processed (feed items, and the
 /// pages kept) and its duplicates (in input order), by the rule of this
-/// module. Entries without keys (feed items) are always kept.
+/// module (`Near` leaves out the same pages here: its near duplicates are
+/// found later, among the articles). Entries without keys (feed items) are
+/// always kept.
 pub fn select(entries: &[Entry], mode: DedupMode) -> (Vec<Entry>, Vec<Duplicate>) {
     if mode == DedupMode::None {
         return (entries.to_vec(), Vec::new());

@@ -32,6 +32,7 @@ pub mod dedup;
 mod fallback;
 pub mod feed_trust;
 mod method;
+pub mod near;
 mod page;
 mod page_codec;
 mod pages;
