@@ -1,11 +1,11 @@
 //! The parse wall (docs/performance.md, "The parse wall"): what each step
 //! of reading and parsing a WARC's pages costs on one thread, against the
 //! whole `canopy run --threads 1` of the same file, and what a streaming
-//! pass over the same bytes (lol_html) would cost instead.
+//! pass over the same bytes (lol_html, html5gum) would cost instead.
 //!
 //! ```sh
 //! cargo build --release -p canopy-cli
-//! cargo build --release -p canopy --example parse_wall --features parse-wall
+//! cargo build --release -p canopy --example parse_wall --features parse-wall   # Linux
 //! taskset -c 0 target/release/examples/parse_wall ../shared/corpora/dragnet/dragnet.warc.gz \
 //!     --reps 7 --canopy target/release/canopy --resiliparse scripts/peers/.venv/bin/python
 //! ```
@@ -81,11 +81,12 @@ fn median(times: &[Duration]) -> Duration {
     times.get(times.len() / 2).copied().unwrap_or_default()
 }
 
-/// This thread's CPU time (user + system; Linux counts it to the
-/// nanosecond and splits it between the two, so the sum is exact to the
-/// microsecond).
+/// This thread's CPU time, to the nanosecond (`getrusage` counts a
+/// running thread's time only up to its last scheduler tick).
 fn thread_cpu() -> Duration {
-    cpu_of(nix::sys::resource::UsageWho::RUSAGE_THREAD)
+    let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .expect("the thread's CPU clock");
+    Duration::new(t.tv_sec() as u64, t.tv_nsec() as u32)
 }
 
 /// User + system time of the children waited for so far.
@@ -126,6 +127,7 @@ fn main() {
         Step::new("html5ever tokenizer + tree builder + arena (`Document::parse_within`)");
     let mut lol_all = Step::new("lol_html, handlers on every element and text (`*`)");
     let mut lol_none = Step::new("lol_html, no handlers");
+    let mut gum = Step::new("html5gum tokenizer, callbacks that do nothing");
     let mut run = Step::new("canopy run --threads 1 (whole process)");
     let mut resiliparse = Step::new("resiliparse, parse + main-content extraction");
     let mut pages = Vec::new();
@@ -136,6 +138,7 @@ fn main() {
         parse.time(|| step_parse(&pages, &site.dom, site.page_budget));
         lol_all.time(|| step_lol_html_all(&pages));
         lol_none.time(|| step_lol_html_none(&pages));
+        gum.time(|| step_html5gum(&pages));
         if let Some(bin) = &canopy_bin {
             let (cpu, wall) = time_run(bin, &warc);
             run.cpu.push(cpu);
@@ -162,7 +165,7 @@ fn main() {
     );
     println!("|---|--:|--:|--:|--:|--:|--:|");
     let whole = (!run.cpu.is_empty()).then(|| run.best());
-    let mut steps = vec![&read, &decode, &tokenize, &parse, &lol_all, &lol_none];
+    let mut steps = vec![&read, &decode, &tokenize, &parse, &lol_all, &lol_none, &gum];
     if whole.is_some() {
         steps.push(&run);
     }
@@ -283,6 +286,26 @@ fn step_lol_html_none(pages: &[String]) {
         let mut rewriter = HtmlRewriter::new(Settings::new(), |_: &[u8]| {});
         rewriter.write(page.as_bytes()).expect("lol_html rewrites");
         rewriter.end().expect("lol_html ends");
+    }
+}
+
+/// Step 6c: html5gum's tokenizer (WHATWG, like html5ever's) with its
+/// callback emitter (names, attributes and text borrowed, not allocated
+/// per token) and a callback that does nothing; it switches into raw text
+/// at `script`, `style`, ... by itself (`naively_switch_states`), as the
+/// sink of step 3 does.
+#[inline(never)]
+fn step_html5gum(pages: &[String]) {
+    use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
+    use html5gum::{Span, Tokenizer};
+    for page in pages {
+        let mut emitter = CallbackEmitter::new(
+            |_: CallbackEvent<'_>, _: Span<()>| -> Option<std::convert::Infallible> { None },
+        );
+        emitter.naively_switch_states(true);
+        // The callback yields nothing: the iterator runs the tokenizer to
+        // the end of the page and yields no token.
+        std::hint::black_box(Tokenizer::new_with_emitter(page.as_str(), emitter).count());
     }
 }
 
