@@ -7,8 +7,9 @@ Two sub-commands:
         Runs one peer extractor over every page of CORPUS/manifest.tsv (the raw HTML bytes
         of CORPUS/<html column>, exactly as scripts/peers/run_peers.py does), in this one
         process, and writes {"tool", "version", "pages", "bytes", "extract_seconds",
-        "read_seconds", "errors", "empty"}. `extract_seconds` is the wall-clock time spent
-        inside the tool's calls (parse + extract); the whole process (interpreter start,
+        "extract_cpu_seconds", "read_seconds", "errors", "empty"}. `extract_seconds` is the
+        wall-clock time spent inside the tool's calls (parse + extract), `extract_cpu_seconds`
+        the process CPU time spent there; the whole process (interpreter start,
         imports, file reading) is timed from outside by bench.sh with /usr/bin/time -v.
         Must run with the peers' venv (scripts/peers/.venv/bin/python); bench.sh pins it
         to one core with taskset.
@@ -62,6 +63,7 @@ def cmd_run(args):
     extract, dist = make_extractor(args.tool)
     rows = read_manifest(args.corpus)
     extract_s = 0.0
+    extract_cpu_s = 0.0
     read_s = 0.0
     nbytes = 0
     errors = 0
@@ -73,12 +75,14 @@ def cmd_run(args):
         t1 = time.perf_counter()
         read_s += t1 - t0
         nbytes += len(data)
+        c1 = time.process_time()
         try:
             text = extract(data)
         except Exception:  # noqa: BLE001 - a failed page counts, the run goes on
             errors += 1
             text = ""
         extract_s += time.perf_counter() - t1
+        extract_cpu_s += time.process_time() - c1
         if not text.strip():
             empty += 1
     out = {
@@ -87,6 +91,7 @@ def cmd_run(args):
         "pages": len(rows),
         "bytes": nbytes,
         "extract_seconds": round(extract_s, 4),
+        "extract_cpu_seconds": round(extract_cpu_s, 4),
         "read_seconds": round(read_s, 4),
         "errors": errors,
         "empty": empty,
