@@ -45,6 +45,7 @@ mod request;
 pub mod run;
 mod settings;
 mod site;
+pub mod stats;
 mod streams;
 mod wrappers;
 
