@@ -4,7 +4,8 @@
 #   1. canopy run SHARDS                                  (the reference)
 #   2. scripts/scale-out-local.sh (xargs -P over ranks and buckets)
 #   3. scripts/spark/canopy_spark.py in local[2] mode     (SKIP_SPARK=1 skips it)
-# and the output files of 2 and 3 must equal those of 1, byte for byte.
+# and the output files of 2 and 3 must equal those of 1, byte for byte
+# (stats.json in its counts).
 # Prints each path's wall time (the overhead figures of docs/scale-out.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,9 @@ same() {
   for f in articles.jsonl wrappers.jsonl summary.csv rejects.jsonl duplicates.jsonl prior.tsv; do
     cmp "$tmp/run/$f" "$1/$f" || { echo "FAIL: $1/$f differs from canopy run's"; exit 1; }
   done
+  # stats.json: its counts (its measured part is each run's own).
+  python3 -c 'import json, sys; c = [json.load(open(p))["counts"] for p in sys.argv[1:]]; sys.exit(c[0] != c[1])' \
+    "$tmp/run/stats.json" "$1/stats.json" || { echo "FAIL: $1/stats.json's counts differ from canopy run's"; exit 1; }
   echo "ok: $(wc -l < "$1/articles.jsonl") articles, $(wc -l < "$1/wrappers.jsonl") wrappers, $(wc -l < "$1/duplicates.jsonl") duplicates identical to canopy run"
 }
 

@@ -39,7 +39,7 @@ pub struct SettingsArgs {
     #[arg(long)]
     config: Option<PathBuf>,
     /// Article renderings: text, html, markdown (comma-separated or repeated;
-    /// `text` is always written).
+    /// `text` is always written); parquet also writes articles.parquet.
     #[arg(long = "format", value_enum, value_delimiter = ',')]
     formats: Vec<Format>,
     /// Duplicates left out: exact (captures of one URL but the latest, pages

@@ -94,3 +94,159 @@ fn formats_add_fields_without_changing_text_and_stay_deterministic() {
         "http://www.bbc.com/news/technology-39416231"
     );
 }
+
+/// `articles.parquet`'s rows as JSON objects, read back with the Arrow
+/// reader: one per row, a key per column, `null` for a null.
+fn parquet_rows(path: &Path) -> (arrow_schema::SchemaRef, usize, Vec<serde_json::Value>) {
+    use arrow_array::{Array, ListArray, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = std::fs::File::open(path).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let row_groups = builder.metadata().num_row_groups();
+    let schema = builder.schema().clone();
+    let mut rows = Vec::new();
+    for batch in builder.build().unwrap() {
+        let batch = batch.unwrap();
+        for i in 0..batch.num_rows() {
+            let mut row = serde_json::Map::new();
+            for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+                let value = if column.is_null(i) {
+                    serde_json::Value::Null
+                } else if let Some(list) = column.as_any().downcast_ref::<ListArray>() {
+                    let names = list.value(i);
+                    let names = names.as_any().downcast_ref::<StringArray>().unwrap();
+                    names.iter().map(|n| n.unwrap()).collect::<Vec<_>>().into()
+                } else {
+                    let text = column.as_any().downcast_ref::<StringArray>().unwrap();
+                    text.value(i).into()
+                };
+                row.insert(field.name().clone(), value);
+            }
+            rows.push(serde_json::Value::Object(row));
+        }
+    }
+    (schema, row_groups, rows)
+}
+
+/// `--format parquet` writes `articles.parquet` beside `articles.jsonl`:
+/// the same rows, in the same order, every field a typed column (strings,
+/// nullable strings, a list of strings for the authors); listed in
+/// `_SUCCESS`; the same bytes whatever the thread count, and from the
+/// scale-out steps (`extract --format parquet`, then `merge`).
+#[test]
+fn parquet_holds_the_rows_of_articles_jsonl_in_typed_columns() {
+    use arrow_schema::DataType;
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    let jsonl = run(&["--format", "parquet,markdown", "--threads", "1"], &one);
+    run(&["--format", "markdown,parquet", "--threads", "2"], &two);
+    let parquet = std::fs::read(one.join("articles.parquet")).unwrap();
+    assert!(
+        parquet == std::fs::read(two.join("articles.parquet")).unwrap(),
+        "articles.parquet differs between thread counts"
+    );
+    let (schema, row_groups, rows) = parquet_rows(&one.join("articles.parquet"));
+    assert_eq!(rows.len(), 200);
+    assert_eq!(row_groups, 1, "200 rows fit one row group");
+    assert!(
+        rows == jsonl,
+        "articles.parquet's rows are articles.jsonl's lines"
+    );
+    // Measured: 83 of big9's 200 articles name authors.
+    assert!(jsonl.iter().filter(|a| a["authors"].is_array()).count() >= 50);
+    let columns: Vec<(&str, &DataType, bool)> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().as_str(), f.data_type(), f.is_nullable()))
+        .collect();
+    let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
+    assert_eq!(
+        names,
+        [
+            "url",
+            "record_id",
+            "site",
+            "cluster",
+            "method",
+            "wrapper",
+            "title",
+            "text",
+            "lang",
+            "authors",
+            "date",
+            "site_name",
+            "canonical_url",
+            "top_image",
+            "warc_date",
+            "markdown"
+        ]
+    );
+    for (name, data_type, nullable) in columns {
+        match name {
+            "authors" => assert!(
+                matches!(data_type, DataType::List(item) if item.data_type() == &DataType::Utf8 && !item.is_nullable())
+            ),
+            _ => assert_eq!(data_type, &DataType::Utf8, "{name}"),
+        }
+        let required = [
+            "url",
+            "record_id",
+            "site",
+            "cluster",
+            "method",
+            "title",
+            "text",
+            "lang",
+        ];
+        assert_eq!(nullable, !required.contains(&name), "{name}");
+    }
+    let manifest = std::fs::read_to_string(one.join("_SUCCESS")).unwrap();
+    assert!(manifest.lines().any(|l| l.ends_with("  articles.parquet")));
+
+    // The scale-out steps, two buckets: merge writes the same file.
+    let (work, out) = (tmp.path().join("work"), tmp.path().join("out"));
+    let step = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_canopy"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let big9 = big9();
+    step(&[
+        "partition".as_ref(),
+        big9.as_os_str(),
+        "--work".as_ref(),
+        work.as_os_str(),
+        "--buckets".as_ref(),
+        "2".as_ref(),
+    ]);
+    for bucket in ["0", "1"] {
+        step(&[
+            "extract".as_ref(),
+            "--work".as_ref(),
+            work.as_os_str(),
+            "--bucket".as_ref(),
+            bucket.as_ref(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--format".as_ref(),
+            "parquet,markdown".as_ref(),
+        ]);
+    }
+    step(&[
+        "merge".as_ref(),
+        "--work".as_ref(),
+        work.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(
+        parquet == std::fs::read(out.join("articles.parquet")).unwrap(),
+        "articles.parquet differs between run and partition/extract/merge"
+    );
+
+    // A run without the format leaves no Parquet file behind in --out.
+    run(&["--threads", "2"], &two);
+    assert!(!two.join("articles.parquet").exists());
+}

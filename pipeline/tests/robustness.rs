@@ -113,6 +113,74 @@ fn check_records_line(r: &Run, what: &str) {
         "{what}: {line}"
     );
     assert!(duplicates <= skipped, "{what}: {line}");
+    check_stats_counts(
+        r,
+        [
+            records, articles, feeds, revisits, skipped, duplicates, rejected,
+        ],
+        what,
+    );
+}
+
+/// `stats.json`'s counts are the records line's `figures` (records,
+/// articles, feeds, revisits, skipped, duplicates, rejected), add up the
+/// same way, and their breakdowns are the lines of `rejects.jsonl` and
+/// `duplicates.jsonl`.
+fn check_stats_counts(r: &Run, figures: [u64; 7], what: &str) {
+    let counts = common::stats_counts(&r.out);
+    let n = |key: &str| {
+        counts[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{what}: stats.json has no count {key}: {counts}"))
+    };
+    let keys = [
+        "records",
+        "articles",
+        "feeds",
+        "revisits",
+        "skipped",
+        "duplicates",
+        "rejected",
+    ];
+    assert_eq!(keys.map(n), figures, "{what}: stats.json {counts}");
+    assert_eq!(
+        n("records"),
+        n("articles")
+            + n("feeds")
+            + n("revisits")
+            + n("skipped")
+            + n("rejected")
+            + n("left_out_by_language"),
+        "{what}: stats.json's records add up"
+    );
+    assert_eq!(
+        n("skipped"),
+        n("skipped_on_reading") + n("duplicates"),
+        "{what}"
+    );
+    assert_eq!(
+        n("articles"),
+        n("by_wrapper") + n("by_page_method"),
+        "{what}"
+    );
+    let tally = |file: &str, key: &str| {
+        let mut by: std::collections::BTreeMap<String, u64> = Default::default();
+        for line in common::jsonl(&r.out.join(file)) {
+            *by.entry(line[key].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+        serde_json::to_value(by).unwrap()
+    };
+    assert_eq!(
+        counts["rejects_by_stage"],
+        tally("rejects.jsonl", "stage"),
+        "{what}"
+    );
+    assert_eq!(
+        counts["duplicates_by_reason"],
+        tally("duplicates.jsonl", "reason"),
+        "{what}"
+    );
 }
 
 /// `None` when `dir/_SUCCESS` is absent, else whether every file it lists
@@ -198,6 +266,69 @@ fn every_corpus_warc_runs_to_the_end() {
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `stats.json` on the WARC edge cases together (revisits, duplicates,
+/// rejects of three stages): its counts are the summary lines', it is
+/// listed in `_SUCCESS`, and its measured part is there.
+#[test]
+fn stats_json_holds_the_summary_lines_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run(&[&corpora().join("warc")], tmp.path(), &["--threads", "2"]);
+    check_contract(&r, "warc corpus");
+    let counts = common::stats_counts(&r.out);
+    // Measured (2026-11-26): 549 records, 135 revisits, 25 duplicates,
+    // rejects of the stages warc, http and feed.
+    assert!(counts["revisits"].as_u64() > Some(0), "{counts}");
+    assert!(counts["duplicates"].as_u64() > Some(0), "{counts}");
+    assert!(
+        counts["rejects_by_stage"].as_object().unwrap().len() >= 3,
+        "{counts}"
+    );
+    // The first summary line's figures.
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains(" clusters, "))
+        .unwrap();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let before = |next: &[&str]| -> Option<u64> {
+        let w = words.windows(next.len() + 1).find(|w| w[1..] == *next);
+        w.map(|w| w[0].parse().unwrap())
+    };
+    assert_eq!(
+        counts["clusters"].as_u64(),
+        before(&["clusters,"]),
+        "{line}"
+    );
+    assert_eq!(
+        counts["wrappers"].as_u64(),
+        before(&["wrappers,"]),
+        "{line}"
+    );
+    assert_eq!(
+        counts["by_wrapper"].as_u64(),
+        before(&["pages", "by", "wrapper,"]),
+        "{line}"
+    );
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(r.out.join("stats.json")).unwrap()).unwrap();
+    let mut keys: Vec<&String> = stats.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["canopy", "counts", "measured", "method"]);
+    assert_eq!(stats["method"], "forest");
+    let measured = &stats["measured"];
+    assert_eq!(measured["threads"], 2);
+    assert!(measured["seconds"].as_f64() > Some(0.0), "{measured}");
+    assert!(
+        measured["peak_memory_bytes"].as_u64() > Some(1 << 20),
+        "{measured}"
+    );
+    let manifest = std::fs::read_to_string(r.out.join("_SUCCESS")).unwrap();
+    assert!(
+        manifest.lines().any(|l| l.ends_with("  stats.json")),
+        "{manifest}"
+    );
 }
 
 #[test]
@@ -841,9 +972,14 @@ fn corrupt_member_gives_the_same_outputs_whatever_the_thread_count() {
         one.rejects()
     );
     assert!(one.articles().len() >= 20, "the pages before it are kept");
-    for file in ["articles.jsonl", "rejects.jsonl", "wrappers.jsonl"] {
-        let a = std::fs::read(one.out.join(file)).unwrap();
-        let b = std::fs::read(two.out.join(file)).unwrap();
+    for file in [
+        "articles.jsonl",
+        "rejects.jsonl",
+        "wrappers.jsonl",
+        "stats.json",
+    ] {
+        let a = one.comparable(file);
+        let b = two.comparable(file);
         assert!(a == b, "{file} differs between one thread and two");
     }
 }
@@ -978,7 +1114,7 @@ fn reruns_are_byte_identical_and_failed_runs_leave_outputs_alone() {
     let inputs: Vec<&Path> = inputs.iter().map(|p| p.as_path()).collect();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+    let read = |name: &str| common::comparable(&out, name);
     let names = common::OUTPUT_SET;
     // Every file in the output folder, by name: the comparison covers all
     // of them, not a chosen few.
@@ -1063,7 +1199,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
             let dir = tmp.path().join(format!("reference-{i}"));
             let r = run(&[input], &dir, &["--threads", "2"]);
             check_contract(&r, "reference");
-            let files = names.iter().map(|n| std::fs::read(dir.join(n)).unwrap());
+            let files = names.iter().map(|n| common::comparable(&dir, n));
             (r.took, files.collect())
         })
         .collect();
@@ -1109,10 +1245,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
                 here, names,
                 "kill {i} at {twentieths}/20: the set's files and nothing else"
             );
-            let got: Vec<Vec<u8>> = names
-                .iter()
-                .map(|n| std::fs::read(out.join(n)).unwrap())
-                .collect();
+            let got: Vec<Vec<u8>> = names.iter().map(|n| common::comparable(&out, n)).collect();
             let whole = references.iter().position(|(_, files)| *files == got);
             let Some(which) = whole else {
                 panic!("kill {i} at {twentieths}/20: files of no single complete run")
@@ -1144,10 +1277,7 @@ fn killed_runs_leave_no_partial_output_and_a_rerun_repairs() {
     let rerun = run(&[&inputs[0]], &out, &["--threads", "2"]);
     check_contract(&rerun, "rerun after kills");
     for (n, want) in names.iter().zip(&references[0].1) {
-        assert!(
-            std::fs::read(out.join(n)).unwrap() == *want,
-            "rerun: {n} differs"
-        );
+        assert!(common::comparable(&out, n) == *want, "rerun: {n} differs");
     }
     let beside: Vec<String> = listing(tmp.path())
         .into_iter()
@@ -1203,6 +1333,7 @@ fn a_name_of_the_set_in_the_way_is_refused_before_any_output_changes() {
             "rejects.jsonl",
             "duplicates.jsonl",
             "prior.tsv",
+            "stats.json",
             wet.to_str().unwrap()
         ]
     );

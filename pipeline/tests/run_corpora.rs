@@ -127,10 +127,10 @@ fn output_is_identical_across_thread_counts() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     run(&[warc.to_str().unwrap(), "--threads", "1"], a.path());
     run(&[warc.to_str().unwrap(), "--threads", "2"], b.path());
-    for file in ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"] {
+    for file in common::OUTPUT_SET {
         let (x, y) = (
-            std::fs::read(a.path().join(file)).unwrap(),
-            std::fs::read(b.path().join(file)).unwrap(),
+            common::comparable(a.path(), file),
+            common::comparable(b.path(), file),
         );
         assert!(x == y, "{file} differs between --threads 1 and --threads 2");
     }

@@ -125,9 +125,14 @@ fn three_ranks_extract_and_merge_equal_one_run_on_big9() {
     let merged = canopy(&["merge", "--work", s(&work), "--out", s(&out)]);
     ok(merged);
 
-    for file in ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"] {
-        let a = std::fs::read(single.join(file)).unwrap();
-        let b = std::fs::read(out.join(file)).unwrap();
+    for file in [
+        "articles.jsonl",
+        "wrappers.jsonl",
+        "rejects.jsonl",
+        "stats.json",
+    ] {
+        let a = common::comparable(&single, file);
+        let b = common::comparable(&out, file);
         assert!(
             a == b,
             "{file} differs between run and partition/extract/merge"
@@ -238,9 +243,14 @@ fn run_frees_its_own_work_folder_but_keeps_a_given_one() {
         .collect();
     assert!(!pages.is_empty(), "the given work folder keeps its pages");
     assert!(!has_work_folder(&own), "run's own work folder is removed");
-    for file in ["articles.jsonl", "wrappers.jsonl", "rejects.jsonl"] {
+    for file in [
+        "articles.jsonl",
+        "wrappers.jsonl",
+        "rejects.jsonl",
+        "stats.json",
+    ] {
         assert!(
-            std::fs::read(own.join(file)).unwrap() == std::fs::read(given.join(file)).unwrap(),
+            common::comparable(&own, file) == common::comparable(&given, file),
             "{file} differs with a given work folder"
         );
     }

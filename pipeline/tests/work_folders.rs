@@ -14,7 +14,7 @@ use canopy_test_support::warc_response;
 mod common;
 
 /// The files of an output set (without `--wet`).
-const SET: [&str; 7] = common::OUTPUT_SET;
+const SET: [&str; 8] = common::OUTPUT_SET;
 
 const HTML_HEAD: &str = "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n";
 
@@ -98,11 +98,10 @@ fn finished(o: &Output, what: &str) {
     );
 }
 
-/// The bytes of every file of the set in `out`.
+/// The bytes of every file of the set in `out`, as runs compare them
+/// (`common::comparable`).
 fn set_of(out: &Path) -> Vec<Vec<u8>> {
-    SET.iter()
-        .map(|n| std::fs::read(out.join(n)).unwrap_or_default())
-        .collect()
+    common::comparable_set(out)
 }
 
 /// `canopy run INPUTS --out OUT EXTRA`.

@@ -46,6 +46,7 @@ mod request;
 pub mod run;
 mod settings;
 mod site;
+pub mod stats;
 mod streams;
 mod wrappers;
 

@@ -126,10 +126,24 @@ impl RunStats {
     }
 }
 
+/// What [`merge`] wrote.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The counts, for the summary line and `stats.json`.
+    pub stats: RunStats,
+    /// The method the buckets were extracted with (`--method`).
+    pub method: String,
+    /// Whether `articles.parquet` was written (the buckets were extracted
+    /// with `--format parquet`).
+    pub parquet: bool,
+}
+
 /// Merges the outputs of every bucket under `buckets_root/buckets/` and the
-/// rejects of every rank of `work` into `out`. Every bucket must have been
-/// extracted from this partition, all with the same settings.
-pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<RunStats> {
+/// rejects of every rank of `work` into `out`, and converts the articles
+/// to `articles.parquet` when the buckets were extracted with `--format
+/// parquet`. Every bucket must have been extracted from this partition,
+/// all with the same settings.
+pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<Merged> {
     let partition = canopy_buckets::complete_layout(work)?;
     let (layout, ranks) = (partition.layout, partition.ranks);
     let digest = partition.fingerprint.digest();
@@ -270,7 +284,26 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<RunS
         prior.add(&counts);
     }
     write_atomic(out, "prior.tsv", |w| w.write_all(prior.to_tsv().as_bytes())).with_context(ctx)?;
-    Ok(stats)
+    // Every bucket's settings are the first's (checked above).
+    let settings = settings.map(|(_, s)| s).unwrap_or_default();
+    let formats = |name: &str| {
+        settings["config"]["run"]["formats"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f == name))
+    };
+    let parquet = formats("parquet");
+    if parquet {
+        let renderings = canopy_parquet::Renderings {
+            html: formats("html"),
+            markdown: formats("markdown"),
+        };
+        write_parquet(out, renderings)?;
+    }
+    Ok(Merged {
+        stats,
+        method: settings["method"].as_str().unwrap_or_default().to_string(),
+        parquet,
+    })
 }
 
 /// Merges the buckets' `articles` into `out/articles.jsonl`, leaving out
@@ -318,33 +351,54 @@ fn write_near_duplicates(
     })
 }
 
-/// The files [`merge`] writes into the output folder.
-pub const OUTPUTS: [&str; 6] = [
+/// `out/articles.parquet` from `out/articles.jsonl` (`canopy_parquet`).
+fn write_parquet(out: &Path, renderings: canopy_parquet::Renderings) -> crate::Result<()> {
+    let jsonl = out.join("articles.jsonl");
+    let articles =
+        std::fs::File::open(&jsonl).with_context(|| format!("cannot read {}", jsonl.display()))?;
+    canopy_output::write_atomic_send(out, PARQUET, canopy_output::Durability::Synced, |w| {
+        canopy_parquet::write_articles(std::io::BufReader::new(articles), w, renderings).map(drop)
+    })
+    .with_context(|| format!("cannot write {} from {}", PARQUET, jsonl.display()))
+}
+
+/// The files every output set holds: what [`merge`] writes, and
+/// `stats.json` (`crate::stats`), written by the run or merge after it.
+pub const OUTPUTS: [&str; 7] = [
     "articles.jsonl",
     "wrappers.jsonl",
     "summary.csv",
     "rejects.jsonl",
     "duplicates.jsonl",
     "prior.tsv",
+    crate::stats::STATS,
 ];
 
-/// The names of an output set in `--out`: the [`OUTPUTS`], `_SUCCESS`,
-/// and the WET file when it is written inside `--out` (`wet`, its name).
-pub fn set_names(wet: Option<&str>) -> Vec<&str> {
+/// The articles as Parquet, in the set with `--format parquet`.
+pub const PARQUET: &str = "articles.parquet";
+
+/// The names of an output set in `--out`: the [`OUTPUTS`], [`PARQUET`]
+/// when written, `_SUCCESS`, and the WET file when it is written inside
+/// `--out` (`wet`, its name).
+pub fn set_names(wet: Option<&str>, parquet: bool) -> Vec<&str> {
     OUTPUTS
         .iter()
         .copied()
+        .chain(parquet.then_some(PARQUET))
         .chain([canopy_output::success::SUCCESS])
         .chain(wet)
         .collect()
 }
 
-/// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`]
-/// and `extra` (the `--wet` file: a name in `out`, or an absolute path
-/// elsewhere): call it after the run's last output.
-pub fn mark_complete(out: &Path, extra: Option<&Path>) -> crate::Result<()> {
+/// Writes `out/_SUCCESS` (`canopy_output::success`) over the [`OUTPUTS`],
+/// [`PARQUET`] if `parquet`, and `extra` (the `--wet` file: a name in
+/// `out`, or an absolute path elsewhere): call it after the run's last
+/// output.
+pub fn mark_complete(out: &Path, parquet: bool, extra: Option<&Path>) -> crate::Result<()> {
     let files: Vec<PathBuf> = OUTPUTS
         .iter()
+        .copied()
+        .chain(parquet.then_some(PARQUET))
         .map(PathBuf::from)
         .chain(extra.map(Path::to_path_buf))
         .collect();
@@ -353,15 +407,17 @@ pub fn mark_complete(out: &Path, extra: Option<&Path>) -> crate::Result<()> {
 }
 
 /// Puts the set written into `switch`'s folder in place of `--out`
-/// (`wet`: the WET file's name when it is part of the set), with a `note`
-/// when that was not one step.
+/// (`wet`: the WET file's name when it is part of the set; `parquet`:
+/// whether `articles.parquet` is), with a `note` when that was not one
+/// step.
 pub fn switch_in(
     switch: &mut OutputSwitch,
     wet: Option<&str>,
+    parquet: bool,
     note: fn(&str),
 ) -> crate::Result<()> {
     let switched = switch
-        .commit(&set_names(wet))
+        .commit(&set_names(wet, parquet))
         .with_context(|| format!("cannot put the new outputs in {}", switch.out().display()))?;
     if let Some(text) = switched.note {
         note(&text);

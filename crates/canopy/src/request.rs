@@ -79,7 +79,8 @@ pub fn run(
     let wet_name = wet.as_ref().and_then(WetPlace::name_in_set);
     // Locks `out` (a second run into it fails here, at once) and makes the
     // folder the new outputs are written into.
-    let mut switch = OutputSwitch::begin(&request.out, &crate::merge::set_names(wet_name))
+    let parquet = config.run.formats.contains(&crate::Format::Parquet);
+    let mut switch = OutputSwitch::begin(&request.out, &crate::merge::set_names(wet_name, parquet))
         .with_context(|| format!("output folder {} is not usable", request.out.display()))?;
     for note in switch.notes() {
         (progress.note)(note);
@@ -94,8 +95,10 @@ pub fn run(
         &expect,
         progress,
     )
-    .and_then(|(stats, seconds)| {
+    .and_then(|(merged, seconds)| {
         let staging = switch.dir().to_path_buf();
+        let threads = rayon::current_num_threads();
+        crate::stats::write(&staging, &merged.stats, &merged.method, seconds, threads)?;
         let listed = match &wet {
             Some(wet) => {
                 let (path, listed) = wet.paths(&staging);
@@ -104,9 +107,9 @@ pub fn run(
             }
             None => None,
         };
-        crate::merge::mark_complete(&staging, listed.as_deref())?;
-        crate::merge::switch_in(&mut switch, wet_name, progress.note)?;
-        Ok((stats, seconds))
+        crate::merge::mark_complete(&staging, merged.parquet, listed.as_deref())?;
+        crate::merge::switch_in(&mut switch, wet_name, merged.parquet, progress.note)?;
+        Ok((merged.stats, seconds))
     })?;
     let wrapper_statuses = match wrappers {
         Some(_) => Some(crate::run::wrapper_statuses(switch.out())?),
@@ -162,7 +165,7 @@ impl WetPlace {
         }
         ensure!(
             Usage,
-            !crate::merge::set_names(None).contains(&name),
+            !crate::merge::set_names(None, true).contains(&name),
             "{} is one of the run's outputs",
             wet.display()
         );

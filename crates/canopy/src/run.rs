@@ -10,6 +10,7 @@
 //!    folder of the run's own, a bucket's pages are deleted once extracted
 //! 3. merge the buckets' sorted outputs into `articles.jsonl`,
 //!    `wrappers.jsonl`, `summary.csv`, `rejects.jsonl` ([`crate::merge`]),
+//!    and `articles.parquet` with `--format parquet`,
 //!    in a new folder that then takes the place of `--out` in one step
 //!    (`canopy_output::switch`, called by `main.rs`)
 
@@ -26,7 +27,7 @@ use canopy_types::Article;
 use indicatif::ProgressBar;
 
 use crate::config::Config;
-use crate::merge::RunStats;
+use crate::merge::Merged;
 use canopy_site::Method;
 use canopy_site::Reuse;
 use canopy_site::SiteSettings;
@@ -61,8 +62,8 @@ impl Progress {
 /// the work folder `work` (default: a temporary folder inside `out_dir`,
 /// removed at the end; a given one is locked and kept, and its finished
 /// ranks and buckets are not redone if they were made from the same
-/// inputs and settings, `expect` being the extraction's). Returns the
-/// run's figures and its wall time.
+/// inputs and settings, `expect` being the extraction's). Returns what
+/// the merge wrote (the run's figures) and the run's wall time.
 #[allow(clippy::too_many_arguments)]
 pub fn run_all(
     inputs: &[PathBuf],
@@ -73,7 +74,7 @@ pub fn run_all(
     reuse: Option<Arc<Reuse>>,
     expect: &serde_json::Value,
     progress: &Progress,
-) -> crate::Result<(RunStats, f64)> {
+) -> crate::Result<(Merged, f64)> {
     let start = Instant::now();
     let inputs = crate::inputs::expand(inputs)?;
     std::fs::create_dir_all(out_dir)

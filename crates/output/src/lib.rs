@@ -110,6 +110,17 @@ pub fn write_atomic_as(
     durability: Durability,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_atomic_send(dir, name, durability, |w| fill(w))
+}
+
+/// [`write_atomic_as`] for a writer that must be [`Send`] (Parquet's
+/// `ArrowWriter` asks for one).
+pub fn write_atomic_send(
+    dir: &Path,
+    name: &str,
+    durability: Durability,
+    fill: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()>,
+) -> io::Result<()> {
     check_replaceable(&dir.join(name))?;
     remove_stale_temps(dir, name);
     let prefix = format!(".{name}.");

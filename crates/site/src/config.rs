@@ -176,7 +176,8 @@ pub struct RunConfig {
     pub page_budget_ms: u64,
     /// Most pages of one site held parsed at once; 0: all.
     pub max_resident_pages: usize,
-    /// Renderings of each article in `articles.jsonl` (`text` is always written).
+    /// Renderings of each article in `articles.jsonl` (`text` is always
+    /// written), and `parquet`: `articles.parquet` too.
     pub formats: Vec<Format>,
     /// ISO 639-1 codes (and `und`) of the articles written; empty: all.
     /// `--lang` overrides. Normalised by [`Config::load`].
@@ -216,6 +217,8 @@ pub enum Format {
     Html,
     /// Markdown of the article (`markdown`)
     Markdown,
+    /// The articles also as `articles.parquet` (typed columns)
+    Parquet,
 }
 
 impl Config {

@@ -11,17 +11,60 @@ use std::time::{Duration, Instant};
 
 pub use canopy_test_support::{corpora, corpus_file, jsonl, manifest};
 
-/// The files of a run's output set (without `--wet`), in the order
-/// `canopy run` documents them.
-pub const OUTPUT_SET: [&str; 7] = [
+/// The files of a run's output set (without `--wet` and `--format
+/// parquet`), in the order `canopy run` documents them.
+pub const OUTPUT_SET: [&str; 8] = [
     "articles.jsonl",
     "wrappers.jsonl",
     "summary.csv",
     "rejects.jsonl",
     "duplicates.jsonl",
     "prior.tsv",
+    "stats.json",
     "_SUCCESS",
 ];
+
+/// The bytes of the output file `name` in `dir` as two runs of the same
+/// inputs compare them (empty when it is missing): `stats.json` without
+/// its `measured` part (threads, time, memory: this run's), `_SUCCESS`
+/// without the line of `stats.json` (whose hash covers that part); every
+/// other file whole, byte for byte.
+pub fn comparable(dir: &Path, name: &str) -> Vec<u8> {
+    let bytes = std::fs::read(dir.join(name)).unwrap_or_default();
+    match name {
+        "stats.json" if !bytes.is_empty() => {
+            let mut stats: serde_json::Value = serde_json::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("{}/stats.json: {e}", dir.display()));
+            let measured = stats.as_object_mut().and_then(|o| o.remove("measured"));
+            assert!(
+                measured.is_some(),
+                "{}/stats.json: no measured part",
+                dir.display()
+            );
+            serde_json::to_vec_pretty(&stats).unwrap()
+        }
+        "_SUCCESS" => String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.ends_with("  stats.json"))
+            .flat_map(|l| [l, "\n"])
+            .collect::<String>()
+            .into_bytes(),
+        _ => bytes,
+    }
+}
+
+/// [`comparable`] of every file of [`OUTPUT_SET`] in `dir`.
+pub fn comparable_set(dir: &Path) -> Vec<Vec<u8>> {
+    OUTPUT_SET.iter().map(|n| comparable(dir, n)).collect()
+}
+
+/// `stats.json`'s `counts` in `dir`.
+pub fn stats_counts(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("stats.json")).unwrap();
+    let stats: serde_json::Value = serde_json::from_str(&text).unwrap();
+    stats["counts"].clone()
+}
 
 /// The binary under test.
 pub fn bin() -> &'static Path {
@@ -61,6 +104,10 @@ impl Run {
     /// The bytes of the output file `name`.
     pub fn file(&self, name: &str) -> Vec<u8> {
         std::fs::read(self.out.join(name)).unwrap()
+    }
+    /// The output file `name` as runs compare them ([`comparable`]).
+    pub fn comparable(&self, name: &str) -> Vec<u8> {
+        comparable(&self.out, name)
     }
 }
 

@@ -1,0 +1,214 @@
+//! `stats.json`: a run's figures in its output set, for the scheduler
+//! and the dashboards that read a finished folder rather than stderr.
+//!
+//! Two parts. `counts` is a function of the inputs and settings alone,
+//! the same for any thread count, work folder, or `run` against the
+//! scale-out steps (what the summary lines say, and the breakdowns of
+//! `rejects.jsonl` and `duplicates.jsonl`). `measured` is this run's:
+//! threads, wall time, rates and peak memory, different at every run. So
+//! the file's own bytes (and its line in `_SUCCESS`) differ between two
+//! runs of the same inputs; every other output's do not.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Context;
+use crate::merge::RunStats;
+
+/// The file's name in the output set.
+pub const STATS: &str = "stats.json";
+
+/// The whole file, its keys in this order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StatsFile {
+    /// Canopy's version.
+    pub canopy: String,
+    /// The extraction method (`--method`).
+    pub method: String,
+    /// What the inputs and settings give, whatever the run.
+    pub counts: Counts,
+    /// What this run took.
+    pub measured: Measured,
+}
+
+/// The deterministic part: every record read ends as one article, feed,
+/// revisit, skip, reject or article left out by language, so `records` =
+/// `articles` + `feeds` + `revisits` + `skipped` + `rejected` +
+/// `left_out_by_language`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Bytes of the inputs read (compressed, as stored).
+    pub input_bytes: u64,
+    /// WARC and ARC records, feed files and unreadable inputs read.
+    pub records: u64,
+    /// Lines of `articles.jsonl`.
+    pub articles: u64,
+    /// Articles a wrapper served.
+    pub by_wrapper: u64,
+    /// Articles the page-level method served.
+    pub by_page_method: u64,
+    /// Feed records and feed files read.
+    pub feeds: u64,
+    /// Items of feeds inside WARCs dropped for speaking for another site
+    /// (`--trust-feeds` keeps them).
+    pub feed_items_foreign: u64,
+    /// WARC `revisit` records.
+    pub revisits: u64,
+    /// Records skipped: `skipped_on_reading` + `duplicates`.
+    pub skipped: u64,
+    /// Requests, metadata, `warcinfo`, non-HTML payloads, empty bodies.
+    pub skipped_on_reading: u64,
+    /// Pages left out as duplicates (lines of `duplicates.jsonl`).
+    pub duplicates: u64,
+    /// `duplicates` by their `reason` (`same URL`, `same HTML`, `near duplicate`).
+    pub duplicates_by_reason: BTreeMap<String, u64>,
+    /// Records rejected (lines of `rejects.jsonl` less `wrapper_rejects`).
+    pub rejected: u64,
+    /// Lines of `rejects.jsonl` by their `stage` (`warc`, `http`, `feed`,
+    /// `url`, `extract`, …), `wrapper_rejects` included.
+    pub rejects_by_stage: BTreeMap<String, u64>,
+    /// Lines of the saved wrappers file (`--wrappers`) that could not be used.
+    pub wrapper_rejects: u64,
+    /// Articles not written for their language (`--lang`).
+    pub left_out_by_language: u64,
+    /// `left_out_by_language` by language code.
+    pub languages_left_out: BTreeMap<String, u64>,
+    /// Template clusters (rows of `summary.csv`).
+    pub clusters: u64,
+    /// Lines of `wrappers.jsonl`.
+    pub wrappers: u64,
+}
+
+/// The part that differs from run to run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measured {
+    /// Worker threads (`--threads`).
+    pub threads: usize,
+    /// Wall time in seconds (the summary line's; for `canopy merge`, the
+    /// merge's own), to the millisecond.
+    pub seconds: f64,
+    /// Articles per second (the summary line's pages/s).
+    pub pages_per_second: f64,
+    /// Input bytes per second.
+    pub input_bytes_per_second: f64,
+    /// The process's peak resident memory in bytes (`getrusage`'s
+    /// `ru_maxrss`; for a Python caller, the interpreter's whole life so
+    /// far); `null` where not known (systems other than Linux).
+    pub peak_memory_bytes: Option<u64>,
+}
+
+impl Counts {
+    /// The counts of `stats`, with the breakdowns of the `rejects.jsonl`
+    /// and `duplicates.jsonl` already written into `out`.
+    pub fn of(stats: &RunStats, out: &Path) -> crate::Result<Counts> {
+        Ok(Counts {
+            input_bytes: stats.bytes,
+            records: stats.records,
+            articles: stats.articles,
+            by_wrapper: stats.by_wrapper,
+            by_page_method: stats.articles - stats.by_wrapper,
+            feeds: stats.feeds,
+            feed_items_foreign: stats.feed_items_foreign,
+            revisits: stats.revisits,
+            skipped: stats.all_skipped(),
+            skipped_on_reading: stats.skipped,
+            duplicates: stats.duplicates,
+            duplicates_by_reason: tally(&out.join("duplicates.jsonl"), "reason")?,
+            rejected: stats.rejects - stats.wrapper_rejects,
+            rejects_by_stage: tally(&out.join("rejects.jsonl"), "stage")?,
+            wrapper_rejects: stats.wrapper_rejects,
+            left_out_by_language: stats.lang_filtered.values().sum(),
+            languages_left_out: stats.lang_filtered.clone(),
+            clusters: stats.clusters,
+            wrappers: stats.wrappers,
+        })
+    }
+
+    /// The records whose outcome the counts hold (equal to `records`).
+    pub fn accounted(&self) -> u64 {
+        self.articles
+            + self.feeds
+            + self.revisits
+            + self.skipped
+            + self.rejected
+            + self.left_out_by_language
+    }
+}
+
+impl Measured {
+    /// This process's figures for a run of `counts` that took `seconds`
+    /// on `threads` threads.
+    pub fn now(counts: &Counts, seconds: f64, threads: usize) -> Measured {
+        let per_second = |n: u64| (n as f64 / seconds.max(1e-9) * 10.0).round() / 10.0;
+        Measured {
+            threads,
+            seconds: (seconds * 1000.0).round() / 1000.0,
+            pages_per_second: per_second(counts.articles),
+            input_bytes_per_second: per_second(counts.input_bytes),
+            peak_memory_bytes: peak_memory_bytes(),
+        }
+    }
+}
+
+/// How many lines of the JSON Lines file `path` have each value of the
+/// string field `key` (none when the file is missing).
+fn tally(path: &Path, key: &str) -> crate::Result<BTreeMap<String, u64>> {
+    let mut counts = BTreeMap::new();
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(counts),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        let fields: BTreeMap<String, serde_json::Value> =
+            serde_json::from_str(&line).map_err(|e| {
+                crate::Error::Invalid(format!("{} line {}: {e}", path.display(), n + 1))
+            })?;
+        let value = fields.get(key).and_then(|v| v.as_str()).unwrap_or_default();
+        *counts.entry(value.to_string()).or_insert(0) += 1;
+    }
+    Ok(counts)
+}
+
+/// The process's peak resident set size in bytes.
+#[cfg(target_os = "linux")]
+fn peak_memory_bytes() -> Option<u64> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let usage = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+    // Linux gives ru_maxrss in KiB.
+    u64::try_from(usage.max_rss()).ok().map(|kib| kib * 1024)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn peak_memory_bytes() -> Option<u64> {
+    None
+}
+
+/// Writes `out/stats.json` for a run of `stats` with `method` that took
+/// `seconds` on `threads` threads; call it once `rejects.jsonl` and
+/// `duplicates.jsonl` are in `out`, before `_SUCCESS`.
+pub fn write(
+    out: &Path,
+    stats: &RunStats,
+    method: &str,
+    seconds: f64,
+    threads: usize,
+) -> crate::Result<StatsFile> {
+    let counts = Counts::of(stats, out)?;
+    let file = StatsFile {
+        canopy: crate::fingerprint::VERSION.to_string(),
+        method: method.to_string(),
+        measured: Measured::now(&counts, seconds, threads),
+        counts,
+    };
+    canopy_output::write_atomic(out, STATS, |w| {
+        serde_json::to_writer_pretty(&mut *w, &file)?;
+        w.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {}/{STATS}", out.display()))?;
+    Ok(file)
+}
