@@ -163,6 +163,14 @@ fn check_stats_counts(r: &Run, figures: [u64; 7], what: &str) {
         n("by_wrapper") + n("by_page_method"),
         "{what}"
     );
+    let by_reason = counts["skipped_on_reading_by_reason"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{what}: no skipped_on_reading_by_reason: {counts}"));
+    assert_eq!(
+        by_reason.values().map(|v| v.as_u64().unwrap()).sum::<u64>(),
+        n("skipped_on_reading"),
+        "{what}: the skips by reason add up"
+    );
     let tally = |file: &str, key: &str| {
         let mut by: std::collections::BTreeMap<String, u64> = Default::default();
         for line in common::jsonl(&r.out.join(file)) {
@@ -278,7 +286,14 @@ fn stats_json_holds_the_summary_lines_counts() {
     check_contract(&r, "warc corpus");
     let counts = common::stats_counts(&r.out);
     // Measured (2026-11-26): 549 records, 135 revisits, 25 duplicates,
-    // rejects of the stages warc, http and feed.
+    // rejects of the stages warc, http and feed; skipped on reading, 288
+    // records of other types, 30 payloads that are no page, 2 empty bodies.
+    for reason in ["record type", "not a page", "empty body"] {
+        assert!(
+            counts["skipped_on_reading_by_reason"][reason].as_u64() > Some(0),
+            "{reason}: {counts}"
+        );
+    }
     assert!(counts["revisits"].as_u64() > Some(0), "{counts}");
     assert!(counts["duplicates"].as_u64() > Some(0), "{counts}");
     assert!(

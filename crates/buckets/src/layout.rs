@@ -41,6 +41,9 @@ pub struct RankMarker {
     pub rejects: u64,
     pub revisits: u64,
     pub skipped: u64,
+    /// `skipped` by reason (`canopy_ingest::Skip::name`).
+    #[serde(default)]
+    pub skipped_by: BTreeMap<String, u64>,
     /// What the rank read, each of which ends as exactly one page, feed,
     /// revisit, skip or reject: WARC and ARC records (a stretch that is not
     /// a record and an unreadable rest of a file count as one each), feed

@@ -233,7 +233,7 @@ fn step_decode(payloads: Vec<Payload>, options: &IngestOptions) -> Vec<String> {
     payloads
         .into_iter()
         .filter_map(|payload| match payload.decode(options) {
-            Some(Event::Page(page)) => Some(page.html),
+            Ok(Event::Page(page)) => Some(page.html),
             _ => None,
         })
         .collect()

@@ -42,6 +42,8 @@ pub struct RunStats {
     /// Records skipped on reading (requests, metadata, non-HTML payloads,
     /// empty bodies).
     pub skipped: u64,
+    /// `skipped` by reason (`canopy_ingest::Skip::name`).
+    pub skipped_by: BTreeMap<String, u64>,
     /// Pages left out as duplicates (lines of `duplicates.jsonl`): skipped
     /// records too. Exact duplicates, and `near_duplicates`.
     pub duplicates: u64,
@@ -157,6 +159,9 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<Merg
         stats.feeds += r.feeds;
         stats.revisits += r.revisits;
         stats.skipped += r.skipped;
+        for (reason, n) in &r.skipped_by {
+            *stats.skipped_by.entry(reason.clone()).or_default() += n;
+        }
         stats.rejects += r.rejects;
         stats.feed_items_foreign += r.feed_items_foreign;
     }

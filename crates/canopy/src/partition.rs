@@ -10,7 +10,7 @@ use crate::error::{ensure, Context};
 use canopy_buckets::{
     InputPos, Item, Layout, PageKeys, RankMarker, RankWriter, Record, WorkFingerprint,
 };
-use canopy_ingest::{Event, IngestOptions};
+use canopy_ingest::{Event, IngestOptions, Skip, SkipCounts};
 use canopy_output::Durability;
 use canopy_types::{FeedItem, Reject, SourceRef};
 use indicatif::ProgressBar;
@@ -97,7 +97,7 @@ struct Sequencer {
     pages: u64,
     feeds: u64,
     feed_items: u64,
-    skipped: u64,
+    skipped: SkipCounts,
     rejects: Vec<Reject>,
     /// `ingest.trust_feeds`: a feed inside a WARC may speak for other sites.
     trust_feeds: bool,
@@ -108,7 +108,7 @@ struct Sequencer {
 /// A batch entry once decoded.
 enum Decoded {
     /// Skipped on purpose: not HTML nor a feed, or an empty body.
-    Skipped,
+    Skipped(Skip),
     Event(Event),
     /// The items of a feed file.
     Feed(Vec<FeedItem>),
@@ -129,7 +129,7 @@ impl Sequencer {
                     file,
                     payload
                         .decode(options)
-                        .map_or(Decoded::Skipped, Decoded::Event),
+                        .map_or_else(Decoded::Skipped, Decoded::Event),
                 ),
                 Read::Event(file, event) => (file, Decoded::Event(event)),
                 Read::Feed(file, items) => (file, Decoded::Feed(items)),
@@ -148,8 +148,8 @@ impl Sequencer {
                 (self.file, self.seq) = (file, 0);
             }
             let items = match decoded {
-                Decoded::Skipped => {
-                    self.skipped += 1;
+                Decoded::Skipped(why) => {
+                    self.skipped.add(why);
                     continue;
                 }
                 Decoded::Event(Event::Reject(reject)) => {
@@ -337,7 +337,7 @@ pub fn partition(
     marker.feeds = sequencer.feeds;
     marker.feed_items = sequencer.feed_items;
     marker.feed_items_foreign = sequencer.feed_items_foreign;
-    marker.skipped += sequencer.skipped;
+    add_skipped(&mut marker, &sequencer.skipped);
     sort_rejects(&mut rejects);
     marker.rejects = rejects.len() as u64;
     let rejects_dir = work.join("rejects");
@@ -442,7 +442,7 @@ fn read_files(
             Ok(stats) => {
                 marker.records += stats.records;
                 marker.revisits += stats.revisits;
-                marker.skipped += stats.skipped;
+                add_skipped(marker, &stats.skipped_by);
             }
             Err(e) => {
                 marker.records += 1;
@@ -462,4 +462,12 @@ fn read_files(
         progress.set_position(done);
     }
     Ok(rejects)
+}
+
+/// Counts `skips` into the rank's marker, in all and by reason.
+fn add_skipped(marker: &mut RankMarker, skips: &SkipCounts) {
+    marker.skipped += skips.total();
+    for (reason, n) in skips.by_name() {
+        *marker.skipped_by.entry(reason.to_string()).or_default() += n;
+    }
 }

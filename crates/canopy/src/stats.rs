@@ -61,6 +61,10 @@ pub struct Counts {
     pub skipped: u64,
     /// Requests, metadata, `warcinfo`, non-HTML payloads, empty bodies.
     pub skipped_on_reading: u64,
+    /// `skipped_on_reading` by reason: `record type` (requests, metadata,
+    /// `warcinfo`…), `not a page` (payloads neither HTML nor a feed),
+    /// `empty body`.
+    pub skipped_on_reading_by_reason: BTreeMap<String, u64>,
     /// Pages left out as duplicates (lines of `duplicates.jsonl`).
     pub duplicates: u64,
     /// `duplicates` by their `reason` (`same URL`, `same HTML`, `near duplicate`).
@@ -115,6 +119,7 @@ impl Counts {
             revisits: stats.revisits,
             skipped: stats.all_skipped(),
             skipped_on_reading: stats.skipped,
+            skipped_on_reading_by_reason: stats.skipped_by.clone(),
             duplicates: stats.duplicates,
             duplicates_by_reason: tally(&out.join("duplicates.jsonl"), "reason")?,
             rejected: stats.rejects - stats.wrapper_rejects,

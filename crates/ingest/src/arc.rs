@@ -20,7 +20,7 @@ use std::path::Path;
 
 use canopy_types::{Reject, SourceRef};
 
-use crate::{Event, IngestOptions, WarcStats};
+use crate::{Event, IngestOptions, Skip, WarcStats};
 
 /// A `BufRead` that counts the bytes consumed from it.
 struct Counting<R> {
@@ -239,7 +239,7 @@ impl ArcReader<'_> {
                 return false;
             }
             if header.url.starts_with("filedesc:") {
-                self.stats.skipped += 1; // the version block
+                self.stats.skip(Skip::RecordType); // the version block
                 continue;
             }
             self.process(offset, &header, block);
@@ -291,6 +291,7 @@ impl ArcReader<'_> {
         self.stats.html += stats.html;
         self.stats.feeds += stats.feeds;
         self.stats.skipped += stats.skipped;
+        self.stats.skipped_by = self.stats.skipped_by.plus(&stats.skipped_by);
         self.stats.rejected += stats.rejected;
     }
 }

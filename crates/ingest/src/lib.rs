@@ -112,6 +112,70 @@ pub enum Event {
     Reject(Reject),
 }
 
+/// Why a record was skipped on purpose: the reasons `stats.json` counts
+/// the skipped records by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// A record of a type that holds no page: `request`, `metadata`,
+    /// `warcinfo`, `conversion`, a `resource` that is not HTML, an ARC's
+    /// version block.
+    RecordType,
+    /// A response whose payload is neither HTML nor a feed (by its
+    /// `Content-Type`, or by its bytes when that says nothing).
+    NotAPage,
+    /// A response with nothing but whitespace in its body (typically a
+    /// redirect).
+    EmptyBody,
+}
+
+impl Skip {
+    /// Every reason, in the order they are listed.
+    pub const ALL: [Skip; 3] = [Skip::RecordType, Skip::NotAPage, Skip::EmptyBody];
+
+    /// The reason's name in `stats.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Skip::RecordType => "record type",
+            Skip::NotAPage => "not a page",
+            Skip::EmptyBody => "empty body",
+        }
+    }
+}
+
+/// Skipped records by [`Skip`] reason.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkipCounts([u64; 3]);
+
+impl SkipCounts {
+    /// The count of one reason.
+    pub fn get(&self, why: Skip) -> u64 {
+        self.0[why as usize]
+    }
+
+    /// Counts one more record skipped for `why`.
+    pub fn add(&mut self, why: Skip) {
+        self.0[why as usize] += 1;
+    }
+
+    /// The sum of two sets of counts.
+    pub fn plus(&self, other: &SkipCounts) -> SkipCounts {
+        SkipCounts(std::array::from_fn(|i| self.0[i] + other.0[i]))
+    }
+
+    /// Records skipped, whatever the reason.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
+    /// The counts by reason name, reasons that counted nothing left out.
+    pub fn by_name(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        Skip::ALL
+            .into_iter()
+            .map(|why| (why.name(), self.get(why)))
+            .filter(|&(_, n)| n > 0)
+    }
+}
+
 /// Counters for one WARC file.
 ///
 /// Every record read ends in exactly one of `html`, `feeds`, `revisits`,
@@ -134,6 +198,8 @@ pub struct WarcStats {
     pub revisits: u64,
     /// Records skipped on purpose: request, metadata, warcinfo, non-HTML payloads.
     pub skipped: u64,
+    /// `skipped` by reason.
+    pub skipped_by: SkipCounts,
     /// Rejects emitted ([`Event::Reject`]).
     pub rejected: u64,
 }
@@ -146,6 +212,12 @@ impl WarcStats {
             Event::Feed { .. } => self.feeds += 1,
             Event::Reject(_) => self.rejected += 1,
         }
+    }
+
+    /// Counts one record skipped on purpose, for `why`.
+    pub fn skip(&mut self, why: Skip) {
+        self.skipped += 1;
+        self.skipped_by.add(why);
     }
 
     /// The records whose outcome these counters hold: pages, feeds,
@@ -163,6 +235,7 @@ impl WarcStats {
             feeds: self.feeds + other.feeds,
             revisits: self.revisits + other.revisits,
             skipped: self.skipped + other.skipped,
+            skipped_by: self.skipped_by.plus(&other.skipped_by),
             rejected: self.rejected + other.rejected,
         }
     }

@@ -17,7 +17,7 @@ use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::SegmentedGzip;
 use crate::http::{self, DecodeError, PayloadKind};
 use crate::stream::Forward;
-use crate::{Event, IngestOptions, WarcStats};
+use crate::{Event, IngestOptions, Skip, WarcStats};
 
 /// Maximum accepted length of a WARC or HTTP header block.
 pub(crate) const MAX_HEADER_LEN: usize = 64 << 10;
@@ -129,11 +129,11 @@ fn decode_inline(
     match item {
         Item::Event(event) => on_event(event),
         Item::Payload(payload) => match payload.decode(opts) {
-            Some(event) => {
+            Ok(event) => {
                 stats.count(&event);
                 on_event(event);
             }
-            None => stats.skipped += 1,
+            Err(why) => stats.skip(why),
         },
     }
 }
@@ -400,7 +400,7 @@ impl Ctx<'_> {
                 if is_html {
                     self.read_payload(record, info, ct, None, None, stats)
                 } else {
-                    stats.skipped += 1;
+                    stats.skip(Skip::RecordType);
                     None
                 }
             }
@@ -409,7 +409,7 @@ impl Ctx<'_> {
                 None
             }
             _ => {
-                stats.skipped += 1;
+                stats.skip(Skip::RecordType);
                 None
             }
         }
@@ -465,7 +465,7 @@ impl Ctx<'_> {
         stats: &mut WarcStats,
     ) -> Option<Item> {
         if !http::may_be_wanted(content_type.as_deref()) {
-            stats.skipped += 1;
+            stats.skip(Skip::NotAPage);
             return None;
         }
         let expected = record.content_length();
@@ -579,9 +579,9 @@ impl Payload {
         self.body.is_empty()
     }
 
-    /// Decodes the payload into a page, a feed or a reject; `None` when it
+    /// Decodes the payload into a page, a feed or a reject; why not when it
     /// is skipped on purpose (not HTML nor a feed, or an empty body).
-    pub fn decode(self, opts: &IngestOptions) -> Option<Event> {
+    pub fn decode(self, opts: &IngestOptions) -> Result<Event, Skip> {
         let Payload {
             info,
             content_type,
@@ -607,41 +607,41 @@ impl Payload {
             match http::decode_content(&body, coding, cap) {
                 Ok(decoded) => body = decoded,
                 Err(DecodeError::ExceededCap) => {
-                    return Some(info.reject("http", "content decoding exceeded cap"));
+                    return Ok(info.reject("http", "content decoding exceeded cap"));
                 }
                 // Archivers often store the decoded body but keep the
                 // Content-Encoding header: use the body as it is.
                 Err(_) if !http::looks_compressed(&body) => {}
                 Err(DecodeError::Unsupported(c)) => {
-                    return Some(info.reject("http", format!("unsupported content coding {c}")));
+                    return Ok(info.reject("http", format!("unsupported content coding {c}")));
                 }
                 Err(DecodeError::Corrupt(e)) if e.contains("unexpected end of file") => {
-                    return Some(info.reject("http", format!("truncated {coding} content: {e}")));
+                    return Ok(info.reject("http", format!("truncated {coding} content: {e}")));
                 }
                 Err(DecodeError::Corrupt(e)) => {
-                    return Some(info.reject("http", format!("content decoding failed: {e}")));
+                    return Ok(info.reject("http", format!("content decoding failed: {e}")));
                 }
             }
         }
         let kind = http::classify(content_type, &body);
         if kind == PayloadKind::Other {
-            return None;
+            return Err(Skip::NotAPage);
         }
         if let Some(code) = status {
             if !(200..400).contains(&code) {
-                return Some(info.reject("http", format!("HTTP status {code}")));
+                return Ok(info.reject("http", format!("HTTP status {code}")));
             }
         }
         if body.iter().all(|b| b.is_ascii_whitespace()) {
             // Typically a redirect without a body.
-            return None;
+            return Err(Skip::EmptyBody);
         }
         let (cap, cap_name) = match kind {
             PayloadKind::Feed => (opts.max_feed_bytes, "max_feed_bytes"),
             _ => (opts.max_page_bytes, "max_page_bytes"),
         };
         if body.len() > cap {
-            return Some(info.reject(
+            return Ok(info.reject(
                 "http",
                 format!(
                     "decoded body of {} bytes exceeds {cap_name} {cap}",
@@ -657,22 +657,22 @@ impl Payload {
                     .map(|u| u.as_str()),
                 opts.feed_budget,
             ) {
-                Ok(items) => Some(Event::Feed {
+                Ok(items) => Ok(Event::Feed {
                     source: info.source,
                     url: info.url,
                     items,
                 }),
-                Err(e) => Some(info.reject(e.stage, e.reason)),
+                Err(e) => Ok(info.reject(e.stage, e.reason)),
             },
             _ => {
                 if http::looks_binary(content_type, &body) {
-                    return Some(info.reject(
+                    return Ok(info.reject(
                         "http",
                         "binary content (control bytes) in a page declared as HTML",
                     ));
                 }
                 let (html, charset) = decode_html(&body, content_type);
-                Some(Event::Page(PageRecord {
+                Ok(Event::Page(PageRecord {
                     url: info.url,
                     record_id: info.record_id,
                     source: info.source,
