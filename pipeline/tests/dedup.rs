@@ -6,10 +6,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use canopy_test_support::warc_response_at;
-use common::{bin, corpora, jsonl, run, Run};
+use common::{corpora, jsonl, run, Run};
 use serde_json::Value;
 
 /// The figures of the run's records line: (records, articles, skipped,
@@ -39,16 +38,6 @@ fn figures(r: &Run) -> (u64, u64, u64, u64) {
 fn ok(r: Run) -> Run {
     assert_eq!(r.code, 0, "{}", r.stderr);
     r
-}
-
-fn step(args: &[&str]) {
-    let out = Command::new(bin()).args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn s(p: &Path) -> &str {
@@ -107,34 +96,7 @@ fn three_copies_of_a_corpus_give_the_outputs_of_one_across_ranks_and_threads() {
     // Each copy read by another rank, two threads: the same bytes,
     // duplicates.jsonl included.
     let (work, out) = (tmp.path().join("work"), tmp.path().join("merged"));
-    for rank in ["0", "1", "2"] {
-        step(&[
-            "partition",
-            s(&copies),
-            "--work",
-            s(&work),
-            "--rank",
-            rank,
-            "--world-size",
-            "3",
-            "--buckets",
-            "4",
-        ]);
-    }
-    for bucket in ["0", "1", "2", "3"] {
-        step(&[
-            "extract",
-            "--work",
-            s(&work),
-            "--bucket",
-            bucket,
-            "--out",
-            s(&out),
-            "--threads",
-            "2",
-        ]);
-    }
-    step(&["merge", "--work", s(&work), "--out", s(&out)]);
+    common::scale_out(&copies, &work, &out, 3, 4, &["--threads", "2"]);
     for name in common::OUTPUT_SET.iter().filter(|n| **n != "_SUCCESS") {
         let merged = common::comparable(&out, name);
         assert!(

@@ -8,9 +8,8 @@ mod common;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{bin, corpora, jsonl, run, Run};
+use common::{corpora, jsonl, run, Run};
 use serde_json::Value;
 
 /// The host of each mirrored URL: the original's with this after it, so
@@ -98,20 +97,6 @@ fn figures(r: &Run) -> (u64, u64, u64) {
         0
     };
     (number(" articles"), number(" duplicates"), near)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn step(args: &[&str]) {
-    let out = Command::new(bin()).args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]
@@ -205,34 +190,7 @@ fn a_mirror_adds_only_near_duplicates_whatever_the_threads_and_steps() {
     // merged: `run`'s bytes.
     std::fs::copy(&dragnet, inputs.join("dragnet.warc.gz")).unwrap();
     let (work, out) = (tmp.path().join("work"), tmp.path().join("merged"));
-    for rank in ["0", "1"] {
-        step(&[
-            "partition",
-            s(&inputs),
-            "--work",
-            s(&work),
-            "--rank",
-            rank,
-            "--world-size",
-            "2",
-            "--buckets",
-            "3",
-        ]);
-    }
-    for bucket in ["0", "1", "2"] {
-        step(&[
-            "extract",
-            "--work",
-            s(&work),
-            "--bucket",
-            bucket,
-            "--out",
-            s(&out),
-            "--dedup",
-            "near",
-        ]);
-    }
-    step(&["merge", "--work", s(&work), "--out", s(&out)]);
+    common::scale_out(&inputs, &work, &out, 2, 3, &["--dedup", "near"]);
     let steps = run(&[&inputs], &tmp.path().join("steps-run"), &near);
     for name in common::OUTPUT_SET {
         let merged = common::comparable(&out, name);

@@ -76,6 +76,65 @@ pub fn canopy<S: AsRef<OsStr>>(args: &[S]) -> Output {
     canopy_test_support::run_finished(bin(), args)
 }
 
+/// `input` through the scale-out steps into `out`: partitioned by `ranks`
+/// ranks into `buckets` buckets in `work`, each bucket extracted with
+/// `extract_flags`, then merged. Each step must exit 0.
+pub fn scale_out(
+    input: &Path,
+    work: &Path,
+    out: &Path,
+    ranks: u32,
+    buckets: u32,
+    extract_flags: &[&str],
+) {
+    let step = |args: Vec<&OsStr>| {
+        let done = Command::new(bin()).args(&args).output().unwrap();
+        assert_eq!(
+            done.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+    };
+    let (world, buckets_flag) = (ranks.to_string(), buckets.to_string());
+    for rank in 0..ranks {
+        let rank = rank.to_string();
+        step(vec![
+            "partition".as_ref(),
+            input.as_os_str(),
+            "--work".as_ref(),
+            work.as_os_str(),
+            "--rank".as_ref(),
+            rank.as_ref(),
+            "--world-size".as_ref(),
+            world.as_ref(),
+            "--buckets".as_ref(),
+            buckets_flag.as_ref(),
+        ]);
+    }
+    for bucket in 0..buckets {
+        let bucket = bucket.to_string();
+        let mut args: Vec<&OsStr> = vec![
+            "extract".as_ref(),
+            "--work".as_ref(),
+            work.as_os_str(),
+            "--bucket".as_ref(),
+            bucket.as_ref(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ];
+        args.extend(extract_flags.iter().map(OsStr::new));
+        step(args);
+    }
+    step(vec![
+        "merge".as_ref(),
+        "--work".as_ref(),
+        work.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+}
+
 /// The articles a run wrote into `out`.
 pub fn articles(out: &Path) -> Vec<serde_json::Value> {
     jsonl(&out.join("articles.jsonl"))
