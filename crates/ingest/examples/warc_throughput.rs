@@ -49,7 +49,7 @@ fn main() {
                 stats.html,
                 stats.feeds,
                 stats.revisits,
-                stats.skipped,
+                stats.skipped(),
                 stats.rejected,
                 mb,
                 page_bytes as f64 / 1e6,

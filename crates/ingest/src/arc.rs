@@ -290,7 +290,6 @@ impl ArcReader<'_> {
         self.stats.responses += stats.responses;
         self.stats.html += stats.html;
         self.stats.feeds += stats.feeds;
-        self.stats.skipped += stats.skipped;
         self.stats.skipped_by = self.stats.skipped_by.plus(&stats.skipped_by);
         self.stats.rejected += stats.rejected;
     }

@@ -196,9 +196,8 @@ pub struct WarcStats {
     pub feeds: u64,
     /// `revisit` records.
     pub revisits: u64,
-    /// Records skipped on purpose: request, metadata, warcinfo, non-HTML payloads.
-    pub skipped: u64,
-    /// `skipped` by reason.
+    /// Records skipped on purpose, by reason: request, metadata, warcinfo,
+    /// non-HTML payloads, empty bodies ([`WarcStats::skipped`] in all).
     pub skipped_by: SkipCounts,
     /// Rejects emitted ([`Event::Reject`]).
     pub rejected: u64,
@@ -216,14 +215,18 @@ impl WarcStats {
 
     /// Counts one record skipped on purpose, for `why`.
     pub fn skip(&mut self, why: Skip) {
-        self.skipped += 1;
         self.skipped_by.add(why);
+    }
+
+    /// Records skipped on purpose, whatever the reason.
+    pub fn skipped(&self) -> u64 {
+        self.skipped_by.total()
     }
 
     /// The records whose outcome these counters hold: pages, feeds,
     /// revisits, skips and rejects.
     pub fn accounted(&self) -> u64 {
-        self.html + self.feeds + self.revisits + self.skipped + self.rejected
+        self.html + self.feeds + self.revisits + self.skipped() + self.rejected
     }
 
     /// The sum of two sets of counters.
@@ -234,7 +237,6 @@ impl WarcStats {
             html: self.html + other.html,
             feeds: self.feeds + other.feeds,
             revisits: self.revisits + other.revisits,
-            skipped: self.skipped + other.skipped,
             skipped_by: self.skipped_by.plus(&other.skipped_by),
             rejected: self.rejected + other.rejected,
         }

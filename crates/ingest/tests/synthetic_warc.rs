@@ -81,7 +81,7 @@ fn codings_statuses_feeds_and_offsets() {
     assert_eq!(stats.html, 3);
     assert_eq!(stats.feeds, 2);
     assert_eq!(stats.rejected, 2);
-    assert_eq!(stats.skipped, 2, "image and empty redirect");
+    assert_eq!(stats.skipped(), 2, "image and empty redirect");
 
     let mut pages = 0;
     for e in &events {

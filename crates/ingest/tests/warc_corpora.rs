@@ -46,7 +46,7 @@ fn check_corpus_pages(corpus: &str, expected: usize) {
         rejects(&events)
     );
     assert!(
-        stats.skipped > 0,
+        stats.skipped() > 0,
         "{corpus}: requests and non-HTML responses are skipped"
     );
     let mut by_id: HashMap<&str, usize> = HashMap::new();
@@ -332,7 +332,7 @@ fn arc_files_are_read() {
     assert!(rejects(&events).is_empty(), "{events:?}");
     let pages = pages(&events);
     assert_eq!(pages.len(), 1);
-    assert_eq!((stats.records, stats.html, stats.skipped), (2, 1, 1));
+    assert_eq!((stats.records, stats.html, stats.skipped()), (2, 1, 1));
     let page = pages[0];
     assert_eq!(page.url, "http://example.com/");
     assert_eq!(page.status, Some(200));
@@ -496,14 +496,14 @@ fn split_reading_decodes_to_the_same_events() {
                 total.records,
                 total.html,
                 total.feeds,
-                total.skipped,
+                total.skipped(),
                 total.rejected
             ),
             (
                 stats.records,
                 stats.html,
                 stats.feeds,
-                stats.skipped,
+                stats.skipped(),
                 stats.rejected
             ),
             "{rel}: counts"
