@@ -8,6 +8,9 @@
 #
 #   - canopy run <name>.warc.gz --out DIR --threads 1   (pinned: taskset -c 0)
 #   - canopy run <name>.warc.gz --out DIR --threads 2   (pinned: taskset -c 0,1)
+#   - canopy wrappers apply <name>.warc.gz --wrappers W --out DIR --threads 1   (pinned:
+#     taskset -c 0): the nightly path, with the wrappers W that one `canopy run` of the
+#     same WARC learned before the repetitions (not timed)
 #   - resiliparse main content  (HTMLTree.parse_from_bytes(b, detect_encoding(b)) then
 #     extract_plain_text(tree, main_content=True))       (pinned: taskset -c 0)
 #   - trafilatura.extract(html, include_comments=False)  (pinned: taskset -c 0)
@@ -137,6 +140,14 @@ for c in $CORPORA; do
 done
 "$VENV_PY" -c 'import resiliparse.extract.html2text, trafilatura'
 
+# The wrappers the apply path reuses: one run of each corpus, learned once.
+for c in $CORPORA; do
+    name="$(basename "$c")"
+    rm -rf "$BENCH_OUT/learned-$name"
+    "$BIN" run "$c/$name.warc.gz" --out "$BENCH_OUT/learned-$name" --threads 1 2>/dev/null
+done
+APPLY_LABEL="canopy wrappers apply --threads 1"
+
 MAXREPS=$(( REPS > PEER_REPS ? REPS : PEER_REPS ))
 PAIR_LABEL="canopy --threads 1, two processes"
 for rep in $(seq 1 "$MAXREPS"); do
@@ -152,6 +163,15 @@ for rep in $(seq 1 "$MAXREPS"); do
                 n="$(wc -l < "$BENCH_OUT/out/articles.jsonl")"
                 [ "$n" -eq "$p" ] || echo "  note: canopy wrote $n articles for $p pages" >&2
             done
+            rm -rf "$BENCH_OUT/out"
+            # Exit 1 (some lines or records rejected, the rest extracted) is a
+            # finished run: a saved line whose template no page can fit is one.
+            timed "$name" "$APPLY_LABEL" "$rep" "$p" "$b" "" -- \
+                bash -c '"$@"; rc=$?; [ "$rc" -le 1 ]' apply \
+                taskset -c 0 "$BIN" wrappers apply "$c/$name.warc.gz" \
+                --wrappers "$BENCH_OUT/learned-$name/wrappers.jsonl" --out "$BENCH_OUT/out" --threads 1
+            n="$(wc -l < "$BENCH_OUT/out/articles.jsonl")"
+            [ "$n" -eq "$p" ] || echo "  note: canopy wrappers apply wrote $n articles for $p pages" >&2
             # This machine's ceiling for two threads: two independent one-thread
             # runs at once, one per core (nothing shared but the hardware). Counted
             # as one run of twice the pages.

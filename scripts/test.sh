@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project, Rust and Python: the workspace's Rust tests,
-# then the Python package built from the same target folder and `testing`
+# the vendored crates' patches against the published releases, then the
+# Python package built from the same target folder and `testing`
 # profile (Cargo.toml) (so only pyo3 and the binding compile again) and its pytest
 # suite (crates/python/tests: the API, the datatrove steps, the Spark job).
 # The Python tools come from PyPI into target/py-venv. CI runs this script.
@@ -9,6 +10,9 @@ cd "$(dirname "$0")/.."
 
 echo "== Rust: cargo test --workspace --profile testing"
 cargo test --workspace --profile testing
+
+echo "== the patched crates (html5ever, whatlang) give the published releases' results"
+bash scripts/check-patches.sh
 
 echo "== Python: the canopy package (maturin) and its tests (pytest)"
 venv=target/py-venv

@@ -1,0 +1,387 @@
+//! Canopy's patched crates against the releases they patch, on the same
+//! inputs:
+//!
+//! - html5ever: every input's token stream, from 0.40.1 as published and
+//!   from the patched copy (adjacent character tokens joined: the patch may
+//!   cut text differently, never change it). Each input fed whole, in
+//!   16 KiB slices (as `canopy_dom` feeds it) and in slices of 1 to 7 bytes
+//!   (runs cut at every place), and so are generated pages of names,
+//!   quotes, NULs, CRs, upper case, non-ASCII and broken markup.
+//! - whatlang: `detect` (language, script, confidence to the bit,
+//!   reliability) on samples of every input's text (its first 1024 and
+//!   2000 characters, as Canopy samples, and pieces of 20 to 600
+//!   characters across it), and on generated mixes of words of many
+//!   languages and scripts.
+//!
+//!     patch-check FILE_OR_FOLDER...   every .html file, as UTF-8 (lossy)
+//!
+//! Exit 1 if any input differs, printing the first difference of each.
+
+use std::path::Path;
+
+macro_rules! recorder {
+    ($name:ident, $h:ident) => {
+        mod $name {
+            use std::cell::RefCell;
+            use $h::tendril::StrTendril;
+            use $h::tokenizer::states::RawKind;
+            use $h::tokenizer::{
+                BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+            };
+
+            #[derive(Default)]
+            pub struct Rec {
+                pub out: RefCell<Vec<String>>,
+                text: RefCell<String>,
+            }
+
+            impl Rec {
+                fn flush(&self) {
+                    let mut text = self.text.borrow_mut();
+                    if !text.is_empty() {
+                        self.out.borrow_mut().push(format!("text {:?}", *text));
+                        text.clear();
+                    }
+                }
+            }
+
+            impl TokenSink for Rec {
+                type Handle = ();
+                fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<()> {
+                    match token {
+                        Token::CharacterTokens(t) => self.text.borrow_mut().push_str(&t),
+                        Token::NullCharacterToken => self.text.borrow_mut().push('\0'),
+                        Token::TagToken(tag) => {
+                            self.flush();
+                            // Switch to raw text where a tree builder would.
+                            let raw = match &*tag.name {
+                                _ if tag.kind != TagKind::StartTag => None,
+                                "script" => Some(RawKind::ScriptData),
+                                "title" | "textarea" => Some(RawKind::Rcdata),
+                                "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
+                                    Some(RawKind::Rawtext)
+                                }
+                                _ => None,
+                            };
+                            self.out.borrow_mut().push(format!(
+                                "tag {:?} {} {:?} {} line {line}",
+                                tag.kind,
+                                &*tag.name,
+                                tag.attrs
+                                    .iter()
+                                    .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                                    .collect::<Vec<_>>(),
+                                tag.self_closing
+                            ));
+                            if let Some(kind) = raw {
+                                return TokenSinkResult::RawData(kind);
+                            }
+                        }
+                        Token::CommentToken(c) => {
+                            self.flush();
+                            self.out
+                                .borrow_mut()
+                                .push(format!("comment {:?}", c.as_ref()));
+                        }
+                        Token::DoctypeToken(d) => {
+                            self.flush();
+                            self.out.borrow_mut().push(format!("doctype {:?}", d.name));
+                        }
+                        Token::ParseError(e) => {
+                            self.flush();
+                            self.out.borrow_mut().push(format!("error {e}"));
+                        }
+                        Token::EOFToken => {
+                            self.flush();
+                            self.out.borrow_mut().push(format!("eof line {line}"));
+                        }
+                    }
+                    TokenSinkResult::Continue
+                }
+            }
+
+            pub fn tokens(html: &str, slice: usize) -> Vec<String> {
+                let tok = Tokenizer::new(Rec::default(), TokenizerOpts::default());
+                let queue = BufferQueue::default();
+                let mut rest = html;
+                while !rest.is_empty() {
+                    let mut n = slice.min(rest.len());
+                    while !rest.is_char_boundary(n) {
+                        n += 1;
+                    }
+                    queue.push_back(StrTendril::from_slice(&rest[..n]));
+                    let _ = tok.feed(&queue);
+                    rest = &rest[n..];
+                }
+                tok.end();
+                let sink = tok.sink;
+                sink.flush();
+                sink.out.into_inner()
+            }
+        }
+    };
+}
+
+recorder!(up, upstream);
+recorder!(pa, patched);
+
+/// The text of a page: its character tokens, joined.
+fn text_of(html: &str) -> String {
+    up::tokens(html, usize::MAX)
+        .iter()
+        .filter_map(|t| t.strip_prefix("text "))
+        .filter_map(|t| t.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Both builds of whatlang agree on every sample of `text`.
+fn check_lang(name: &str, text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let mut samples: Vec<String> = vec![
+        chars.iter().take(1024).collect(),
+        chars.iter().take(2000).collect(),
+    ];
+    for len in [20, 60, 200, 600] {
+        let mut start = 0;
+        while start < chars.len() {
+            samples.push(
+                chars[start..(start + len).min(chars.len())]
+                    .iter()
+                    .collect(),
+            );
+            start += 977;
+        }
+    }
+    for s in &samples {
+        let a = whatlang_upstream::detect(s).map(|i| {
+            (
+                format!("{:?} {:?}", i.lang(), i.script()),
+                i.confidence().to_bits(),
+                i.is_reliable(),
+            )
+        });
+        let b = whatlang_patched::detect(s).map(|i| {
+            (
+                format!("{:?} {:?}", i.lang(), i.script()),
+                i.confidence().to_bits(),
+                i.is_reliable(),
+            )
+        });
+        if a != b {
+            eprintln!("{name}: whatlang differs on {s:?}");
+            eprintln!("  upstream: {a:?}");
+            eprintln!("  patched:  {b:?}");
+            return false;
+        }
+    }
+    true
+}
+
+/// A text of words of many languages and scripts, at random.
+fn generated_text(rng: &mut fastrand::Rng) -> String {
+    const WORDS: &[&str] = &[
+        "the",
+        "and",
+        "of",
+        "der",
+        "und",
+        "die",
+        "le",
+        "la",
+        "et",
+        "de",
+        "el",
+        "los",
+        "que",
+        "il",
+        "che",
+        "di",
+        "och",
+        "att",
+        "het",
+        "een",
+        "ja",
+        "się",
+        "nie",
+        "és",
+        "a",
+        "ve",
+        "bir",
+        "și",
+        "în",
+        "и",
+        "в",
+        "не",
+        "на",
+        "що",
+        "і",
+        "да",
+        "у",
+        "και",
+        "το",
+        "του",
+        "في",
+        "من",
+        "على",
+        "که",
+        "را",
+        "और",
+        "के",
+        "है",
+        "का",
+        "में",
+        "של",
+        "את",
+        "הוא",
+        "日本語",
+        "中文",
+        "한국어",
+        "ไทย",
+        "ქართული",
+        "հայերեն",
+        "ng",
+        "sa",
+        "na",
+        "ang",
+        "Straße",
+        "naïve",
+        "façade",
+        "żółć",
+        "čšž",
+        "ñ",
+        "ü",
+        "ø",
+        "å",
+        "42",
+        "!",
+        ",",
+        ".",
+    ];
+    let n = rng.usize(1..300);
+    (0..n)
+        .map(|_| WORDS[rng.usize(..WORDS.len())])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn check(name: &str, html: &str) -> bool {
+    for slice in [usize::MAX, 16 * 1024, 1, 2, 3, 5, 7] {
+        let (a, b) = (up::tokens(html, slice), pa::tokens(html, slice));
+        if a != b {
+            let i = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            eprintln!("{name} (slices of {slice} bytes): token {i} differs");
+            eprintln!("  upstream: {:?}", a.get(i));
+            eprintln!("  patched:  {:?}", b.get(i));
+            return false;
+        }
+    }
+    true
+}
+
+/// A page of the pieces the patch treats apart, at random.
+fn generated(rng: &mut fastrand::Rng) -> String {
+    const PIECES: &[&str] = &[
+        "<",
+        ">",
+        "</",
+        "/>",
+        "<DIV",
+        "<div",
+        " CLASS=",
+        "class=",
+        "=",
+        "\"",
+        "'",
+        "\0",
+        "\r",
+        "\r\n",
+        "\n",
+        "\t",
+        "\x0C",
+        " ",
+        "&amp;",
+        "&",
+        "é",
+        "中",
+        "<p",
+        "<a href=x",
+        "data-X",
+        "<!--",
+        "-->",
+        "<!DOCTYPE html>",
+        "<script>",
+        "</script>",
+        "<style>",
+        "</style>",
+        "<title>",
+        "</title>",
+        "<textarea>",
+        "</textarea>",
+        "<pre>",
+        "\npre",
+        "<Svg",
+        "<math",
+        "xlink:href",
+        "aB",
+        "Zz9",
+        "-",
+        "_",
+        ":",
+        ".",
+        "?",
+        "!",
+        "`",
+        "<tr",
+        "<td",
+        "<table>",
+    ];
+    let n = rng.usize(1..400);
+    (0..n).map(|_| PIECES[rng.usize(..PIECES.len())]).collect()
+}
+
+fn main() {
+    let mut files = Vec::new();
+    for arg in std::env::args().skip(1) {
+        collect(Path::new(&arg), &mut files);
+    }
+    files.sort();
+    let mut failed = 0;
+    for f in &files {
+        let bytes = std::fs::read(f).expect("readable input");
+        let html = String::from_utf8_lossy(&bytes);
+        let name = f.display().to_string();
+        if !check(&name, &html) || !check_lang(&name, &text_of(&html)) {
+            failed += 1;
+        }
+    }
+    let mut rng = fastrand::Rng::with_seed(40);
+    let generated_pages = 20_000;
+    for i in 0..generated_pages {
+        if !check(&format!("generated page {i}"), &generated(&mut rng)) {
+            failed += 1;
+        }
+        if !check_lang(&format!("generated text {i}"), &generated_text(&mut rng)) {
+            failed += 1;
+        }
+    }
+    println!(
+        "{} files and {generated_pages} generated pages and texts (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; languages: samples of each text): {failed} that differ",
+        files.len()
+    );
+    std::process::exit(i32::from(failed > 0));
+}
+
+fn collect(path: &Path, files: &mut Vec<std::path::PathBuf>) {
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).expect("readable folder") {
+            collect(&entry.expect("folder entry").path(), files);
+        }
+    } else if path.extension().is_some_and(|e| e == "html" || e == "htm") {
+        files.push(path.to_path_buf());
+    }
+}
