@@ -97,8 +97,12 @@ fn fits(saved: &Path, run: &Path, warc: &Path) -> Vec<f64> {
             continue;
         }
         if let Some(m) = saved.best_match(&site_of[cluster], pages, &Thresholds::default()) {
-            let sketch = &saved.get(m.index).sketch;
-            out.extend(pages.iter().map(|p| containment(sketch, p)));
+            let saved = saved.get(m.index);
+            out.extend(
+                pages
+                    .iter()
+                    .map(|p| containment(&saved.sketch, saved.paths, p)),
+            );
         }
     }
     out

@@ -244,3 +244,67 @@ fn reuse_output_is_identical_across_thread_counts() {
         );
     }
 }
+
+#[test]
+fn a_template_whose_body_is_named_for_each_page_is_saved_and_reused() {
+    // theatlantic.com's three pages on dragnet: one template whose <body id>
+    // is each page's own ("theLostBattalionPage"), so no full tag path is on
+    // two of them; a template of full paths would be empty, and its line
+    // one that `wrappers apply` cannot use.
+    let mut warc = Vec::new();
+    let corpus = canopy_test_support::corpus_file("dragnet");
+    let rows: Vec<_> = canopy_test_support::manifest("dragnet")
+        .into_iter()
+        .filter(|r| r["site"] == "theatlantic.com")
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for (i, row) in rows.iter().enumerate() {
+        let html = std::fs::read(corpus.join(&row["html"])).unwrap();
+        let head = "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\n";
+        warc.extend(canopy_test_support::warc_response(
+            i as u32,
+            &row["url"],
+            head,
+            &html,
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("theatlantic.warc");
+    std::fs::write(&input, warc).unwrap();
+    let input = input.to_str().unwrap();
+
+    let learned = dir.path().join("learned");
+    canopy(bin(), &["run", input], &learned);
+    let lines = jsonl(&learned.join("wrappers.jsonl"));
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["template_paths"], "own");
+    assert!(!lines[0]["template"].as_array().unwrap().is_empty());
+
+    let applied = dir.path().join("applied");
+    let wrappers = learned.join("wrappers.jsonl");
+    let status = std::process::Command::new(bin())
+        .args([
+            "wrappers",
+            "apply",
+            "--wrappers",
+            wrappers.to_str().unwrap(),
+            input,
+        ])
+        .args(["--out", applied.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "a line was rejected or the run failed"
+    );
+    assert_eq!(status_counts(&applied)["reused"], 1);
+    assert!(
+        read(&applied.join("articles.jsonl")) == read(&learned.join("articles.jsonl")),
+        "articles.jsonl differs"
+    );
+    assert!(
+        read(&applied.join("wrappers.jsonl")) == read(&wrappers),
+        "wrappers.jsonl differs"
+    );
+}

@@ -166,6 +166,13 @@ impl Signature {
         &self.full
     }
 
+    /// The own-label path hashes: each element's ancestors as bare tags,
+    /// then its own label (what a sketch holds for a template whose pages
+    /// share no full path, `canopy_reuse::TemplatePaths::Own`).
+    pub fn own_hashes(&self) -> &[u64] {
+        &self.own
+    }
+
     /// Appends the signature's bytes to `out`, for [`Signature::decode`]:
     /// the two set sizes (u32), then the hashes (u64), little endian.
     pub fn encode(&self, out: &mut Vec<u8>) {

@@ -15,7 +15,7 @@
 //!
 //! The file format is described in `docs/wrappers.md`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -28,14 +28,79 @@ use canopy_types::{Reject, SourceRef, WrapperQuality, WrapperRecord, WRAPPER_FOR
 /// them, another year's pages at most 0.41; a line is about 3 kB.
 pub const SKETCH_SIZE: usize = 128;
 
-/// A cluster's template signature: of the tag-path hashes found on at
-/// least half of its pages, the [`SKETCH_SIZE`] smallest, sorted. Taking
-/// the smallest values of a good hash is a uniform sample (bottom-k
-/// MinHash), so the sketch is small and any build computes the same one.
-pub fn template_sketch(pages: &[&Signature]) -> Vec<u64> {
+/// Which of a page's tag paths a template sketch samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplatePaths {
+    /// Full paths: tag, id and class of every step from `<body>` down.
+    Full,
+    /// Own-label paths: the ancestors' bare tags, then the element's own
+    /// label. For a template whose pages share no full path: a `<body>`
+    /// (or an outer box) with an id or class of each page's own
+    /// (`<body id="theLostBattalionPage">`) makes every full path differ.
+    Own,
+}
+
+impl TemplatePaths {
+    /// The hashes of `page` of this kind.
+    pub fn of(self, page: &Signature) -> &[u64] {
+        match self {
+            TemplatePaths::Full => page.hashes(),
+            TemplatePaths::Own => page.own_hashes(),
+        }
+    }
+
+    /// The `template_paths` value of a `wrappers.jsonl` line (none for
+    /// full paths, so that their lines are as before).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            TemplatePaths::Full => None,
+            TemplatePaths::Own => Some("own"),
+        }
+    }
+
+    fn parse(name: Option<&str>) -> Result<TemplatePaths, String> {
+        match name {
+            None => Ok(TemplatePaths::Full),
+            Some("own") => Ok(TemplatePaths::Own),
+            Some(other) => Err(format!("unknown template paths {other:?}")),
+        }
+    }
+}
+
+/// A cluster's template: the sketch of its full paths
+/// ([`template_sketch`]), or of its own-label paths when no two of its
+/// pages share a full path (a sketch of full paths would then hold paths
+/// of one page each, which no other page has).
+pub fn cluster_template(pages: &[&Signature]) -> (TemplatePaths, Vec<u64>) {
+    let paths = if pages.len() >= 2 && !shares_a_path(pages, TemplatePaths::Full) {
+        TemplatePaths::Own
+    } else {
+        TemplatePaths::Full
+    };
+    (paths, template_sketch(pages, paths))
+}
+
+/// Whether two of `pages` have a path of the kind `paths` in common.
+fn shares_a_path(pages: &[&Signature], paths: TemplatePaths) -> bool {
+    let mut seen: HashSet<u64> = HashSet::new();
+    pages.iter().any(|page| {
+        // A page's hashes are a sorted set: each once.
+        let hashes = paths.of(page);
+        let shared = hashes.iter().any(|h| seen.contains(h));
+        seen.extend(hashes);
+        shared
+    })
+}
+
+/// A cluster's template signature: of the tag-path hashes (of the kind
+/// `paths`) found on at least half of its pages, the [`SKETCH_SIZE`]
+/// smallest, sorted. Taking the smallest values of a good hash is a uniform
+/// sample (bottom-k MinHash), so the sketch is small and any build
+/// computes the same one.
+pub fn template_sketch(pages: &[&Signature], paths: TemplatePaths) -> Vec<u64> {
     let mut count: HashMap<u64, usize> = HashMap::new();
     for page in pages {
-        for &h in page.hashes() {
+        for &h in paths.of(page) {
             *count.entry(h).or_default() += 1;
         }
     }
@@ -50,12 +115,13 @@ pub fn template_sketch(pages: &[&Signature]) -> Vec<u64> {
     shared
 }
 
-/// The share of `sketch`'s paths found on `page` (0 for an empty sketch).
-pub fn containment(sketch: &[u64], page: &Signature) -> f64 {
+/// The share of `sketch`'s paths (of the kind `paths`) found on `page` (0
+/// for an empty sketch).
+pub fn containment(sketch: &[u64], paths: TemplatePaths, page: &Signature) -> f64 {
     if sketch.is_empty() {
         return 0.0;
     }
-    let hashes = page.hashes();
+    let hashes = paths.of(page);
     let found = sketch
         .iter()
         .filter(|h| hashes.binary_search(h).is_ok())
@@ -215,6 +281,8 @@ pub struct Saved {
     pub record: WrapperRecord,
     pub pattern: Pattern,
     pub sketch: Vec<u64>,
+    /// The paths `sketch` samples.
+    pub paths: TemplatePaths,
 }
 
 /// The best saved wrapper of a site for a cluster.
@@ -308,10 +376,15 @@ impl SavedWrappers {
         if ids.is_empty() {
             return None;
         }
-        let tonight = template_sketch(pages);
+        // Tonight's sketch of each kind a saved wrapper of the site has.
+        let mut tonight_sketches: [Option<Vec<u64>>; 2] = [None, None];
         let mut best: Option<Match> = None;
         for &index in ids {
-            let score = sketch_similarity(&self.wrappers[index].sketch, &tonight);
+            let saved = &self.wrappers[index];
+            let slot = usize::from(saved.paths == TemplatePaths::Own);
+            let tonight =
+                tonight_sketches[slot].get_or_insert_with(|| template_sketch(pages, saved.paths));
+            let score = sketch_similarity(&saved.sketch, tonight);
             if best.is_none_or(|b| score > b.score) {
                 best = Some(Match {
                     index,
@@ -321,10 +394,12 @@ impl SavedWrappers {
             }
         }
         best.map(|mut m| {
-            let sketch = &self.wrappers[m.index].sketch;
+            let saved = &self.wrappers[m.index];
             m.fit = pages
                 .iter()
-                .filter(|p| containment(sketch, p) >= thresholds.page_containment)
+                .filter(|p| {
+                    containment(&saved.sketch, saved.paths, p) >= thresholds.page_containment
+                })
                 .count();
             m
         })
@@ -366,10 +441,12 @@ fn decode_line(line: &str) -> Result<Saved, String> {
     if sketch.is_empty() {
         return Err("empty template signature".into());
     }
+    let paths = TemplatePaths::parse(record.template_paths.as_deref())?;
     Ok(Saved {
         record,
         pattern,
         sketch,
+        paths,
     })
 }
 
@@ -387,19 +464,78 @@ mod tests {
         let a = sig("<body><div id=main><p>1</p></div><div id=ad>x</div></body>");
         let b = sig("<body><div id=main><p>2</p></div></body>");
         let c = sig("<body><div id=main><p>3</p><ul><li>x</li></ul></div></body>");
-        let sketch = template_sketch(&[&a, &b, &c]);
+        let sketch = template_sketch(&[&a, &b, &c], TemplatePaths::Full);
         // body, div#main, p: on all three; the ad and the list on one only.
         assert_eq!(sketch.len(), 3);
         assert!(sketch.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(containment(&sketch, &c), 1.0);
+        assert_eq!(containment(&sketch, TemplatePaths::Full, &c), 1.0);
         let other = sig("<body><table><tr><td>x</td></tr></table></body>");
-        assert!((containment(&sketch, &other) - 1.0 / 3.0).abs() < 1e-9);
+        assert!((containment(&sketch, TemplatePaths::Full, &other) - 1.0 / 3.0).abs() < 1e-9);
         assert_eq!(decode_sketch(&encode_sketch(&sketch)).unwrap(), sketch);
         assert_eq!(sketch_similarity(&sketch, &sketch), 1.0);
-        let other_sketch = template_sketch(&[&other]);
+        let other_sketch = template_sketch(&[&other], TemplatePaths::Full);
         // Union body, div#main, p, table, tbody, tr, td: body in both.
         assert!((sketch_similarity(&sketch, &other_sketch) - 1.0 / 7.0).abs() < 1e-9);
         assert_eq!(sketch_similarity(&[], &[]), 0.0);
+    }
+
+    #[test]
+    fn pages_whose_body_is_named_for_each_page_get_an_own_path_template() {
+        // Each page's <body id> is its own, so the pages share no full path
+        // and a full-path sketch would be empty; their own-label paths
+        // (bare ancestors, own label) are the template's.
+        let page = |id: &str, text: &str| {
+            sig(&format!(
+                "<body id={id}><div id=main><p>{text}</p></div><div class=side>x</div></body>"
+            ))
+        };
+        let (a, b, c) = (
+            page("OnePage", "1"),
+            page("TwoPage", "2"),
+            page("ThreePage", "3"),
+        );
+        assert!(template_sketch(&[&a, &b, &c], TemplatePaths::Full).is_empty());
+        let (paths, sketch) = cluster_template(&[&a, &b, &c]);
+        assert_eq!(paths, TemplatePaths::Own);
+        // div#main, p, div.side; not the body, whose label differs.
+        assert_eq!(sketch.len(), 3);
+        let d = page("FourPage", "4");
+        assert_eq!(containment(&sketch, paths, &d), 1.0);
+        assert_eq!(containment(&sketch, TemplatePaths::Full, &d), 0.0);
+        let other = sig("<body id=HomePage><table><tr><td>x</td></tr></table></body>");
+        assert_eq!(containment(&sketch, paths, &other), 0.0);
+        // A template whose pages share full paths keeps them.
+        let named = |text: &str| sig(&format!("<body class=post><p>{text}</p></body>"));
+        assert_eq!(
+            cluster_template(&[&named("1"), &named("2")]).0,
+            TemplatePaths::Full
+        );
+    }
+
+    #[test]
+    fn a_saved_own_path_template_is_read_back_and_matches_tonight_pages() {
+        let page = |id: &str| sig(&format!("<body id={id}><div id=main><p>t</p></div></body>"));
+        let (a, b, c) = (page("OnePage"), page("TwoPage"), page("ThreePage"));
+        let (paths, sketch) = cluster_template(&[&a, &b, &c]);
+        let mut line = record("a.com", WRAPPER_FORMAT_VERSION, encode_sketch(&sketch));
+        line["template_paths"] = paths.name().into();
+        let mut unknown = line.clone();
+        unknown["template_paths"] = "deep".into();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wrappers.jsonl");
+        std::fs::write(&path, format!("{line}\n{unknown}\n")).unwrap();
+        let (saved, rejects) = SavedWrappers::load(&path).unwrap();
+        assert_eq!(saved.len(), 1);
+        assert_eq!(saved.get(0).paths, TemplatePaths::Own);
+        assert!(
+            rejects[0].reason.contains("unknown template paths"),
+            "{rejects:?}"
+        );
+        let (d, e) = (page("FourPage"), page("FivePage"));
+        let m = saved
+            .best_match("a.com", &[&d, &e], &Thresholds::default())
+            .unwrap();
+        assert_eq!((m.index, m.fit), (0, 2));
     }
 
     #[test]
@@ -443,12 +579,12 @@ mod tests {
         let good = record(
             "a.com",
             WRAPPER_FORMAT_VERSION,
-            encode_sketch(&template_sketch(&[&a])),
+            encode_sketch(&template_sketch(&[&a], TemplatePaths::Full)),
         );
         let tables = record(
             "a.com",
             WRAPPER_FORMAT_VERSION,
-            encode_sketch(&template_sketch(&[&b])),
+            encode_sketch(&template_sketch(&[&b], TemplatePaths::Full)),
         );
         let old = record("b.com", WRAPPER_FORMAT_VERSION + 1, vec!["00".into()]);
         let lines = [

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use canopy_forest::Wrapper;
-use canopy_reuse::{encode_sketch, SavedWrappers, Thresholds};
+use canopy_reuse::{encode_sketch, SavedWrappers, TemplatePaths, Thresholds};
 use canopy_types::{Reject, WrapperQuality, WrapperRecord, WRAPPER_FORMAT_VERSION};
 
 use crate::config::ReuseConfig;
@@ -85,6 +85,7 @@ pub struct NewWrapper<'a> {
     pub matched: usize,
     pub signifiers: &'a str,
     pub sketch: &'a [u64],
+    pub template_paths: TemplatePaths,
     pub learned_on: Option<String>,
     pub quality: WrapperQuality,
 }
@@ -104,6 +105,7 @@ impl NewWrapper<'_> {
             // A derived Serialize of plain data does not fail.
             pattern: serde_json::to_value(&self.wrapper.pattern).unwrap_or_default(),
             template: encode_sketch(self.sketch),
+            template_paths: self.template_paths.name().map(str::to_string),
             learned_on: self.learned_on,
             quality: self.quality,
             check: None,

@@ -527,7 +527,7 @@ fn process_cluster(
     let record = match (chosen.reused, chosen.wrapper.as_ref()) {
         (Some(reused), _) => Some(reused),
         (None, Some(w)) => {
-            let sketch = canopy_reuse::template_sketch(&signatures);
+            let (template_paths, sketch) = canopy_reuse::cluster_template(&signatures);
             // The learn date comes from the input, not the clock, so that a
             // run's outputs are the same bytes every time.
             let learned_on = c
@@ -544,6 +544,7 @@ fn process_cluster(
                     matched: chars.len(),
                     signifiers: settings.signifiers.name(),
                     sketch: &sketch,
+                    template_paths,
                     learned_on,
                     quality: match &check {
                         // What it selected on the pages it was checked on.

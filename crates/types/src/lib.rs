@@ -140,6 +140,11 @@ pub struct WrapperRecord {
     /// The template signature: a sample of the tag-path hashes shared by
     /// the cluster's pages (16 hex digits each, sorted).
     pub template: Vec<String>,
+    /// Which paths `template` samples: absent for full paths (tag, id and
+    /// class of every step from `<body>`), `"own"` for own-label paths,
+    /// written when the cluster's pages share no full path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_paths: Option<String>,
     /// The newest `WARC-Date` of the pages it was learned on.
     pub learned_on: Option<String>,
     /// What the wrapper extracted when it was learned.
