@@ -445,7 +445,7 @@ impl Document {
         } else {
             html
         };
-        let sink = Sink::new(options.max_depth, deadline);
+        let sink = Sink::new(options.max_depth, deadline, input.len());
         let builder = TreeBuilder::new(sink, Default::default());
         let tokenizer = Tokenizer::new(
             budget::Budgeted::new(builder, options.max_nodes),
@@ -500,10 +500,14 @@ impl Document {
         drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
         section_anchors: &[String],
     ) -> Document {
+        let attrs = sink.attr_count();
         let build = sink.nodes.into_inner();
         let comment_sections = comment_section_starts(&build, section_anchors);
         let role_drops = role_drops(&build, drop);
         let mut doc = Document::default();
+        // At most every build node and attribute is kept.
+        doc.nodes.reserve(build.len());
+        doc.attrs.reserve(attrs);
         // The root element: the document's first element child (`html`).
         let mut root = build[0].first_child;
         while root != NONE && !matches!(build[root as usize].data, BuildData::Element { .. }) {
