@@ -164,8 +164,8 @@ for rep in $(seq 1 "$MAXREPS"); do
                 [ "$n" -eq "$p" ] || echo "  note: canopy wrote $n articles for $p pages" >&2
             done
             rm -rf "$BENCH_OUT/out"
-            # Exit 1 (some lines or records rejected, the rest extracted) is a
-            # finished run: a saved line whose template no page can fit is one.
+            # Exit 1 (some saved lines or records rejected, the rest
+            # extracted) is a finished run, as `canopy run`'s is.
             timed "$name" "$APPLY_LABEL" "$rep" "$p" "$b" "" -- \
                 bash -c '"$@"; rc=$?; [ "$rc" -le 1 ]' apply \
                 taskset -c 0 "$BIN" wrappers apply "$c/$name.warc.gz" \

@@ -25,11 +25,7 @@ fn run(args: &[&str], out: &Path) -> Vec<serde_json::Value> {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    std::fs::read_to_string(out.join("articles.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    common::articles(out)
 }
 
 #[test]
@@ -205,42 +201,14 @@ fn parquet_holds_the_rows_of_articles_jsonl_in_typed_columns() {
 
     // The scale-out steps, two buckets: merge writes the same file.
     let (work, out) = (tmp.path().join("work"), tmp.path().join("out"));
-    let step = |args: &[&std::ffi::OsStr]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_canopy"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    };
-    let big9 = big9();
-    step(&[
-        "partition".as_ref(),
-        big9.as_os_str(),
-        "--work".as_ref(),
-        work.as_os_str(),
-        "--buckets".as_ref(),
-        "2".as_ref(),
-    ]);
-    for bucket in ["0", "1"] {
-        step(&[
-            "extract".as_ref(),
-            "--work".as_ref(),
-            work.as_os_str(),
-            "--bucket".as_ref(),
-            bucket.as_ref(),
-            "--out".as_ref(),
-            out.as_os_str(),
-            "--format".as_ref(),
-            "parquet,markdown".as_ref(),
-        ]);
-    }
-    step(&[
-        "merge".as_ref(),
-        "--work".as_ref(),
-        work.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
+    common::scale_out(
+        &big9(),
+        &work,
+        &out,
+        1,
+        2,
+        &["--format", "parquet,markdown"],
+    );
     assert!(
         parquet == std::fs::read(out.join("articles.parquet")).unwrap(),
         "articles.parquet differs between run and partition/extract/merge"
