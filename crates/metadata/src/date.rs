@@ -21,14 +21,11 @@ const LOCAL: &[&str] = &[
     "%Y-%m-%dT%H:%M",
     "%Y-%m-%d %H:%M:%S",
     "%Y-%m-%d %H:%M",
-    "%Y/%m/%d %H:%M:%S",
-    "%Y/%m/%d %H:%M",
     // Java's `Date.toString()`, once its zone name is taken out.
     "%a %b %d %H:%M:%S %Y",
 ];
 const DATE: &[&str] = &[
     "%Y-%m-%d",
-    "%Y/%m/%d",
     "%Y%m%d",
     "%B %d, %Y",
     "%b %d, %Y",
@@ -60,11 +57,31 @@ fn without_zone_name(s: &str) -> (String, bool) {
     (words.join(" "), utc)
 }
 
+/// `s` with the slashes of a leading `YYYY/MM/DD` made dashes: some CMSs
+/// write ISO 8601 with slashes (`2012/07/24T14:41:54+00:00`, `2012/07/24
+/// 10:50`), which is otherwise the standard form.
+fn dashed(s: &str) -> std::borrow::Cow<'_, str> {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if digits(0..4)
+        && b.get(4) == Some(&b'/')
+        && digits(5..7)
+        && b.get(7) == Some(&b'/')
+        && digits(8..10)
+    {
+        format!("{}-{}-{}", &s[..4], &s[5..7], &s[8..]).into()
+    } else {
+        s.into()
+    }
+}
+
 /// `raw` as an ISO 8601 date or date-time, or `None` if it is not a date
 /// in a known form.
 pub fn normalize_date(raw: &str) -> Option<String> {
     let s = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    let s = s.trim_end_matches(['.', ',']);
+    let s = dashed(s.trim_end_matches(['.', ',']));
+    let s = s.as_ref();
     if s.is_empty() {
         return None;
     }
@@ -123,6 +140,11 @@ mod tests {
         );
         assert_eq!(n("2012-07-02 14:30").unwrap(), "2012-07-02T14:30:00");
         assert_eq!(n("2012/07/24 10:50:16").unwrap(), "2012-07-24T10:50:16");
+        assert_eq!(
+            n("2012/07/24T14:41:54+00:00").unwrap(),
+            "2012-07-24T14:41:54Z"
+        );
+        assert_eq!(n("2012/07/24").unwrap(), "2012-07-24");
         assert_eq!(n(" 2012-07-02 ").unwrap(), "2012-07-02");
         assert_eq!(n("July 2, 2012").unwrap(), "2012-07-02");
         assert_eq!(n("20120702").unwrap(), "2012-07-02");

@@ -7,7 +7,7 @@
 //! | field | sources, in order |
 //! |---|---|
 //! | authors | JSON-LD `author`; `<meta>` `author`, `article:author`, `dc.creator`…; elements marked `itemprop=author`, `p-author`, `rel=author` |
-//! | date | JSON-LD `datePublished`; `<meta>` `article:published_time`, `datePublished`, `date`, `dc.date`…, `parsely-page`; `itemprop=datePublished`, `<time pubdate>`, `dt-published`, hAtom `published`; the first `<time datetime>` of the article; the URL's date path; the first `<time datetime>` of the page; a dateline near the article (see [`text_date`]). Dates out of [`DateBounds`] are passed over |
+//! | date | JSON-LD `datePublished`; `<meta>` `article:published_time`, `datePublished`, `date`, `dc.date`…, `parsely-page`; `itemprop=datePublished`, `<time pubdate>`, `dt-published`, hAtom `published`; the first `<time>` of the article (its `datetime`, else a date in its text); the URL's date path; the first `<time>` of the page; a dateline near the article (see [`text_date`]). Dates out of [`DateBounds`] are passed over |
 //! | site name | `og:site_name`; JSON-LD `publisher` (or `WebSite`) name |
 //! | canonical URL | `<link rel=canonical>`; `og:url` |
 //! | top image | `og:image`, `twitter:image`; JSON-LD `image`; the first `<figure>` image of the article, then of the page |
@@ -279,13 +279,19 @@ fn authors(doc: &Document, ld: &JsonLd, metas: &[(String, &str)]) -> Vec<String>
 
 /// The date an element states: `datetime`, `content`, `value` or `title`
 /// (hAtom's `<abbr class="published" title="2012-07-02T…">`), else its text
-/// if it is small enough to be a byline.
+/// if it is small enough to be a byline: the whole text as a date, or the
+/// first date written in it (`<time> July 24, 2012 5:37 AM PDT </time>`,
+/// whose time and zone name no date form reads).
 fn element_date(doc: &Document, n: NodeId) -> Option<String> {
     ["datetime", "content", "value", "title"]
         .iter()
         .filter_map(|a| doc.attr(n, a))
         .find_map(normalize_date)
-        .or_else(|| normalize_date(&byline_text(doc, n)?))
+        .or_else(|| {
+            let text = byline_text(doc, n)?;
+            normalize_date(&text)
+                .or_else(|| text_date(&text).map(|d| d.format("%Y-%m-%d").to_string()))
+        })
 }
 
 /// The publication date in a `parsely-page` `<meta>`, whose content is a
@@ -474,9 +480,9 @@ fn date(
                 || has_token(doc.attr(n, "class"), "dt-published")
                 || has_token(doc.attr(n, "class"), "published"))
     });
-    let time_in = |range: std::ops::Range<NodeId>| {
-        range.filter(|&n| doc.tag(n) == "time" && doc.attr(n, "datetime").is_some())
-    };
+    // A `<time>` says it holds a date, in its `datetime` or, without one,
+    // in its text.
+    let time_in = |range: std::ops::Range<NodeId>| range.filter(|&n| doc.tag(n) == "time");
     let in_article = article.iter().flat_map(|&r| time_in(r..doc.node(r).end));
     if let Some(d) = marked
         .chain(in_article)
@@ -496,7 +502,7 @@ fn date(
     {
         return Some(d.format("%Y-%m-%d").to_string());
     }
-    // 3. Any <time datetime> of the page: markup, but not said to be the
+    // 3. Any <time> of the page: markup, but not said to be the
     //    article's (a list of related articles has its own).
     if let Some(d) = time_in(0..doc.len())
         .filter_map(|n| element_date(doc, n))

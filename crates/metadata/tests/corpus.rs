@@ -149,6 +149,15 @@ fn dates_of_dragnet_pages_without_date_markup() {
     assert_eq!(date("dragnet-00004").as_deref(), Some("2012-07-19"));
     // CNET: <time class="datestamp"> July 24, 2012 4:00 AM PDT </time>, no datetime.
     assert_eq!(date("dragnet-00015").as_deref(), Some("2012-07-24"));
+    // CNET again, with a product review's <time datetime="2012-03-07"> further
+    // down: the article's <time> without datetime comes first.
+    assert_eq!(date("dragnet-00090").as_deref(), Some("2012-07-24"));
+    // BBC Sport: <meta name="DCTERMS.created" content="2012/07/24T14:41:54+00:00" />,
+    // ISO 8601 with slashes; related stories below say "23 May 2012".
+    assert_eq!(
+        date("dragnet-00006").as_deref(),
+        Some("2012-07-24T14:41:54Z")
+    );
     // Typepad: <h2 class="date-header">November 01, 2012</h2> above the post.
     assert_eq!(date("dragnet-00312").as_deref(), Some("2012-11-01"));
     // <div class="singleinfo">by Jennifer Dancy on May 3, 2012</div>
