@@ -2,32 +2,39 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// A progress bar on stderr, hidden when stderr is not a terminal.
-pub fn counting_bar(len: u64, what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{pos}}/{{len}} {{wide_msg}}"
-    )) {
-        bar.set_style(style);
-    }
-    bar
-}
-
-/// A progress bar in bytes, with the rate and the time left, on stderr
-/// (hidden when stderr is not a terminal).
+/// A progress bar in bytes, with the rate and the time left.
 pub fn bytes_bar(what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} ETA {{eta}} {{wide_msg}}"
-    )) {
+    styled(
+        ProgressBar::new(0),
+        &format!(
+            "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} ETA {{eta}} {{wide_msg}}"
+        ),
+    )
+}
+
+/// Pages extracted, of all the partition found, with the time left
+/// (its length is set once the partition is done).
+pub fn pages_bar() -> ProgressBar {
+    styled(
+        ProgressBar::new(0),
+        "{spinner} pages [{bar:30}] {pos}/{len} ETA {eta} {wide_msg}",
+    )
+}
+
+/// Pages extracted, and the time taken, where their number is not known ahead
+/// (one bucket of a scale-out partition).
+pub fn pages_counter() -> ProgressBar {
+    styled(
+        ProgressBar::new_spinner(),
+        "{spinner} pages {pos} in {elapsed} {wide_msg}",
+    )
+}
+
+fn styled(bar: ProgressBar, template: &str) -> ProgressBar {
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
     bar
-}
-
-/// Sites extracted, of those found so far.
-pub fn sites_bar() -> ProgressBar {
-    counting_bar(0, "sites")
 }
 
 /// A library note on stderr, as the command's own lines are.

@@ -105,6 +105,16 @@ pub struct BucketMarker {
 }
 
 impl BucketMarker {
+    /// The bucket's pages: each ends as an article, a duplicate, a reject
+    /// of its own (not a saved wrapper's) or an article left out for its
+    /// language.
+    pub fn pages(&self) -> u64 {
+        self.articles
+            + self.duplicates
+            + self.rejects.saturating_sub(self.wrapper_rejects)
+            + self.lang_filtered.values().sum::<u64>()
+    }
+
     /// What differs between the partition and settings this bucket was
     /// extracted from and `work` (a fingerprint digest) and `settings`;
     /// empty when it may be reused.

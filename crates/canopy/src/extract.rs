@@ -196,6 +196,7 @@ pub fn extract_bucket(
             dir.display(),
             canopy_buckets::fingerprint::describe(&differences)
         );
+        progress.inc(done.pages());
         return Ok((done, true));
     }
     ensure!(
@@ -219,7 +220,7 @@ pub fn extract_bucket(
             (site, kept)
         })
         .collect();
-    progress.inc_length(sites.len() as u64);
+    progress.inc(duplicates.iter().map(|(_, d)| d.len() as u64).sum());
 
     let mut rejects = Vec::new();
     let mut carried = Vec::new();
@@ -379,7 +380,7 @@ fn extract_sites(
                         };
                         process_site(site, input, &feeds, settings, backlog)?
                     };
-                    progress.inc(1);
+                    progress.inc(pages as u64);
                     Ok(out)
                 };
                 let records = |(_, entries): &(String, Vec<Entry>)| entries.len();

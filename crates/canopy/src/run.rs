@@ -33,15 +33,16 @@ use canopy_site::Reuse;
 use canopy_site::SiteSettings;
 
 /// What a run shows on the way: the progress bars it moves (bytes read,
-/// then sites extracted) and the notes it makes (a kept work folder
+/// then pages extracted) and the notes it makes (a kept work folder
 /// started over, a lock the file system does not keep, an output switch
 /// that was not one step). [`Progress::hidden`] shows nothing; the command
 /// line draws styled bars and prints the notes on stderr.
 pub struct Progress {
     /// Input bytes read (the partition).
     pub reading: ProgressBar,
-    /// Sites extracted.
-    pub sites: ProgressBar,
+    /// Pages extracted or left out as duplicates, of all the partition
+    /// found (its length is set once the partition is done).
+    pub pages: ProgressBar,
     /// Called with each note, a sentence without a prefix.
     pub note: fn(&str),
 }
@@ -51,7 +52,7 @@ impl Progress {
     pub fn hidden() -> Progress {
         Progress {
             reading: ProgressBar::hidden(),
-            sites: ProgressBar::hidden(),
+            pages: ProgressBar::hidden(),
             note: |_| {},
         }
     }
@@ -166,7 +167,8 @@ pub fn run_all(
     settings.reuse = reuse;
     let digest = fingerprint.digest();
     let mut told = false;
-    let bar = &progress.sites;
+    let bar = &progress.pages;
+    bar.set_length(rank.pages);
     let stats = std::thread::scope(|scope| {
         for k in 0..rank.buckets {
             let dir = canopy_buckets::bucket_out_dir(&extracted, k);

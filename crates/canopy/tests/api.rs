@@ -203,3 +203,26 @@ fn hostile_pages_are_rejects_or_articles() {
         }
     }
 }
+
+/// The pages bar of a run goes from 0 to the number of pages the partition
+/// found, which it knows before the first bucket: every page ends as an
+/// article or a duplicate here. Run again on the kept work folder, whose
+/// buckets are done, it goes the same way.
+#[test]
+fn the_pages_bar_ends_at_its_length() {
+    let work = tempfile::tempdir().unwrap();
+    let request = RunRequest {
+        inputs: vec![corpus_file("warc")],
+        out: work.path().join("out"),
+        work: Some(work.path().join("work")),
+        ..RunRequest::default()
+    };
+    for _ in 0..2 {
+        let progress = canopy::Progress::hidden();
+        let report = canopy::run(&request, &Settings::default(), &progress).unwrap();
+        let pages = report.stats.articles + report.stats.duplicates;
+        assert!(report.stats.duplicates > 0 && report.stats.rejects > 0);
+        assert_eq!(progress.pages.length(), Some(pages));
+        assert_eq!(progress.pages.position(), pages);
+    }
+}

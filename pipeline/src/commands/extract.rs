@@ -74,7 +74,7 @@ pub fn command(args: ExtractArgs) -> ExitCode {
         return code;
     }
     let dir = canopy_buckets::bucket_out_dir(&args.out, args.bucket);
-    let bar = crate::progress::sites_bar();
+    let bar = crate::progress::pages_counter();
     let result = extract_bucket(
         &args.work,
         args.bucket,

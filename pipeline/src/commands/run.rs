@@ -101,7 +101,7 @@ pub fn command(args: RunArgs, learn: bool) -> ExitCode {
     };
     let progress = canopy::Progress {
         reading: progress::bytes_bar("reading"),
-        sites: progress::sites_bar(),
+        pages: progress::pages_bar(),
         note: progress::note,
     };
     let report = match canopy::run(&request, &settings, &progress) {
