@@ -62,15 +62,18 @@ fn without_zone_name(s: &str) -> (String, bool) {
 /// 10:50`), which is otherwise the standard form.
 fn dashed(s: &str) -> std::borrow::Cow<'_, str> {
     let b = s.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    if digits(0..4)
-        && b.get(4) == Some(&b'/')
-        && digits(5..7)
-        && b.get(7) == Some(&b'/')
-        && digits(8..10)
-    {
-        format!("{}-{}-{}", &s[..4], &s[5..7], &s[8..]).into()
+    let slashed = b.len() >= 10
+        && b[4] == b'/'
+        && b[7] == b'/'
+        && [0, 1, 2, 3, 5, 6, 8, 9]
+            .iter()
+            .all(|&i| b[i].is_ascii_digit());
+    if slashed {
+        // The first ten bytes are ASCII, so the rest starts on a character.
+        let mut bytes = b.to_vec();
+        bytes[4] = b'-';
+        bytes[7] = b'-';
+        String::from_utf8(bytes).map_or(s.into(), Into::into)
     } else {
         s.into()
     }
