@@ -34,6 +34,7 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -204,7 +205,12 @@ fn is_collapsed(text: &str) -> bool {
 /// Whether element `n` holds media text: `<figcaption>`, an `id` or
 /// class token naming one of `names`, or an image's caption by its place
 /// ([`is_image_caption`]).
-fn is_media_text(doc: &Document, n: NodeId, names: &[String], counts: &TextCounts) -> bool {
+fn is_media_text(
+    doc: &Document,
+    n: NodeId,
+    names: &[String],
+    chars: &dyn Fn(NodeId) -> u32,
+) -> bool {
     if names.is_empty() {
         return false;
     }
@@ -218,7 +224,7 @@ fn is_media_text(doc: &Document, n: NodeId, names: &[String], counts: &TextCount
                     .split_ascii_whitespace()
                     .any(|token| contains_any(token, names))
         })
-        || is_image_caption(doc, n, counts)
+        || is_image_caption(doc, n, chars)
 }
 
 /// Longest caption set beside its image, in characters: a line or two
@@ -231,12 +237,12 @@ const CAPTION_CHARS: u32 = 300;
 /// and holds all the text of its parent, so the parent is the image and
 /// its caption (`<div><img><span>Figure: …</span></div>`,
 /// `<p><img><br><em>(Credit: …)</em></p>`).
-fn is_image_caption(doc: &Document, n: NodeId, counts: &TextCounts) -> bool {
-    let chars = counts.chars(n);
+fn is_image_caption(doc: &Document, n: NodeId, text_chars: &dyn Fn(NodeId) -> u32) -> bool {
+    let chars = text_chars(n);
     let Some(parent) = doc.node(n).parent else {
         return false;
     };
-    if chars == 0 || chars > CAPTION_CHARS || counts.chars(parent) != chars {
+    if chars == 0 || chars > CAPTION_CHARS || text_chars(parent) != chars {
         return false;
     }
     let mut previous = None;
@@ -354,12 +360,57 @@ fn is_list_block(tag: &str) -> bool {
     )
 }
 
+/// The subtrees [`Kept`] reads for a selection of `roots`, sorted, none
+/// inside another: for each root, the subtree of the nearest block at or
+/// above it (the root itself when it is a block). The keep rule weighs a
+/// text against its block ([`Kept::keeps`]), which is never above that
+/// one; everything else it reads is inside the roots, except a root's
+/// parent, which an image caption is weighed against ([`region_chars`]).
+fn cleaning_region(doc: &Document, roots: &[NodeId]) -> Vec<Range<NodeId>> {
+    let mut tops: Vec<NodeId> = roots
+        .iter()
+        .map(|&root| {
+            let mut top = root;
+            while !is_block(doc.tag(top)) {
+                match doc.node(top).parent {
+                    Some(p) => top = p,
+                    None => break,
+                }
+            }
+            top
+        })
+        .collect();
+    tops.sort_unstable();
+    let mut region: Vec<Range<NodeId>> = Vec::with_capacity(tops.len());
+    for top in tops {
+        // Sorted by start, subtrees nest or are apart: one that starts
+        // inside the last is inside it.
+        if region.last().is_none_or(|last| top >= last.end) {
+            region.push(top..doc.node(top).end);
+        }
+    }
+    region
+}
+
+/// Characters of `n`'s text: from `counts` inside `region`, counted over
+/// its subtree outside it.
+fn region_chars(doc: &Document, region: &[Range<NodeId>], counts: &TextCounts, n: NodeId) -> u32 {
+    if region.iter().any(|r| r.contains(&n)) {
+        counts.chars(n)
+    } else {
+        TextCounts::of_subtree(doc, n).0
+    }
+}
+
 /// Which nodes of a selection [`clean_text`] keeps: everything but
 /// template residue and link-dense blocks. Renderers of the article's HTML
 /// use it so that they show exactly the nodes the text came from.
 pub struct Kept<'a> {
     doc: &'a Document,
     options: CleanOptions,
+    /// The subtrees the rule reads ([`cleaning_region`]), which the
+    /// counts below cover.
+    region: Vec<Range<NodeId>>,
     /// Characters of text and of text inside links, per node's subtree.
     counts: TextCounts,
     /// Characters of residue text, per node's subtree.
@@ -383,41 +434,65 @@ pub struct Kept<'a> {
 }
 
 impl<'a> Kept<'a> {
-    /// Counts what the keep rule needs over the whole document.
+    /// Counts what the keep rule needs, over the subtrees around `roots`
+    /// that it reads ([`cleaning_region`]).
     pub fn new(
         doc: &'a Document,
         roots: &[NodeId],
         residue: &Residue,
         options: &CleanOptions,
     ) -> Kept<'a> {
-        let counts = TextCounts::of(doc);
+        Kept::with_region(doc, roots, residue, options, cleaning_region(doc, roots))
+    }
+
+    /// [`Kept::new`] with the counts made over `region`, which must hold
+    /// the subtrees [`cleaning_region`] names (the whole page: `0..len`).
+    fn with_region(
+        doc: &'a Document,
+        roots: &[NodeId],
+        residue: &Residue,
+        options: &CleanOptions,
+        region: Vec<Range<NodeId>>,
+    ) -> Kept<'a> {
+        let counts = TextCounts::of_subtrees(doc, &region);
+        let chars = |n: NodeId| region_chars(doc, &region, &counts, n);
         let mut residue_chars = vec![0u32; doc.len()];
-        for n in (0..doc.len()).rev() {
-            if let Some(t) = doc.text(n) {
-                if options.residue && residue.contains(t) {
-                    residue_chars[n] = counts.chars(n);
+        // First text node at or after each node inside its subtree of the
+        // region (`usize::MAX`: none), then whether it is residue.
+        let mut next_text = vec![usize::MAX; doc.len()];
+        let mut labelled_by_residue = vec![false; doc.len()];
+        let mut notice = vec![false; doc.len()];
+        for range in &region {
+            for n in range.clone().rev() {
+                if let Some(t) = doc.text(n) {
+                    if options.residue && residue.contains(t) {
+                        residue_chars[n] = counts.chars(n);
+                    }
+                }
+                if n != range.start {
+                    if let Some(p) = doc.node(n).parent {
+                        residue_chars[p] += residue_chars[n];
+                    }
                 }
             }
-            if let Some(p) = doc.node(n).parent {
-                residue_chars[p] += residue_chars[n];
+            let mut next = usize::MAX;
+            for n in range.clone().rev() {
+                if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
+                    next = n;
+                }
+                next_text[n] = next;
+            }
+            for n in range.clone() {
+                let first = next_text[n];
+                let end = doc.node(n).end;
+                labelled_by_residue[n] = first < end && residue_chars[first] > 0;
+                notice[n] = options.notices
+                    && doc.element(n).is_some()
+                    && counts.chars(n) <= NOTICE_CHARS
+                    && first < end
+                    && doc.text(first).is_some_and(opens_notice);
             }
         }
-        // First text node at or after each index, then whether it lies
-        // inside the node and is residue.
-        let mut next_text = vec![usize::MAX; doc.len() + 1];
-        for n in (0..doc.len()).rev() {
-            next_text[n] = if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
-                n
-            } else {
-                next_text[n + 1]
-            };
-        }
-        let labelled_by_residue = (0..doc.len())
-            .map(|n| {
-                let first = next_text[n];
-                first < doc.node(n).end && residue_chars[first] > 0
-            })
-            .collect();
         // Over the whole selection, as the option says: an article spread
         // over several roots keeps its captions only when they are half of
         // all of its text, not of the one root they stand in.
@@ -426,7 +501,7 @@ impl<'a> Kept<'a> {
             all_chars += counts.chars(root);
             let mut n = root;
             while n < doc.node(root).end {
-                if is_media_text(doc, n, &options.media_text, &counts) {
+                if is_media_text(doc, n, &options.media_text, &chars) {
                     media_chars += counts.chars(n);
                     n = doc.node(n).end;
                 } else {
@@ -435,18 +510,10 @@ impl<'a> Kept<'a> {
             }
         }
         let drop_media_text = 2 * media_chars < all_chars;
-        let notice = (0..doc.len())
-            .map(|n| {
-                options.notices
-                    && doc.element(n).is_some()
-                    && counts.chars(n) <= NOTICE_CHARS
-                    && next_text[n] < doc.node(n).end
-                    && doc.text(next_text[n]).is_some_and(opens_notice)
-            })
-            .collect();
         Kept {
             doc,
             options: options.clone(),
+            region,
             counts,
             residue_chars,
             labelled_by_residue,
@@ -456,6 +523,12 @@ impl<'a> Kept<'a> {
             host: OnceCell::new(),
             pruned: Vec::new(),
         }
+    }
+
+    /// Characters of `n`'s text: counted ahead inside the region, counted
+    /// here outside it.
+    fn chars(&self, n: NodeId) -> u32 {
+        region_chars(self.doc, &self.region, &self.counts, n)
     }
 
     /// The same rule, with `pruned` left out too.
@@ -628,14 +701,14 @@ impl<'a> Kept<'a> {
             // article's.
             Some(_) if self.residue_chars[n] > 0 => {
                 let block = self.block_of(n);
-                let all_residue = |e: NodeId| self.residue_chars[e] >= self.counts.chars(e);
+                let all_residue = |e: NodeId| self.residue_chars[e] >= self.chars(e);
                 !all_residue(block)
                     && self
                         .own_line(n, block)
                         .is_none_or(|line| !all_residue(line))
             }
             Some(_) => true,
-            None if is_media_text(doc, n, &self.options.media_text, &self.counts) => {
+            None if is_media_text(doc, n, &self.options.media_text, &|m| self.chars(m)) => {
                 !self.drop_media_text
             }
             None if self.notice[n] && !self.roots.contains(&n) => false,
@@ -1008,6 +1081,78 @@ mod tests {
         assert_eq!(
             clean_text(&pages[0], &[div(&pages[0])], &residue, &off),
             "First story text here.\nShare this\nOther\nMore"
+        );
+    }
+
+    /// The keep rule over the region around the selection decides every
+    /// node as it does over the whole page, on the dev corpora's pages
+    /// with their cluster-free residue (each site's pages learn it) and
+    /// selections of each kind: a block, an inline element (whose block is
+    /// above it), and two blocks at once.
+    #[test]
+    fn the_region_keeps_what_the_whole_page_keeps() {
+        use std::collections::BTreeMap;
+        let mut sites: BTreeMap<String, Vec<Document>> = BTreeMap::new();
+        for corpus in ["big9", "dragnet"] {
+            let dir = canopy_test_support::corpora().join(corpus);
+            for row in canopy_test_support::manifest(corpus) {
+                let html = std::fs::read(dir.join(&row["html"])).unwrap();
+                sites
+                    .entry(row["site"].clone())
+                    .or_default()
+                    .push(doc(&String::from_utf8_lossy(&html)));
+            }
+        }
+        let options = CleanOptions::default();
+        let (mut pages, mut nodes) = (0, 0);
+        for docs in sites.values() {
+            let residue = learn(docs);
+            for page in docs {
+                let counts = TextCounts::of(page);
+                let body = page.body();
+                let with_text = |tags: &[&str], most: u32| {
+                    (0..page.len())
+                        .filter(|&n| tags.contains(&page.tag(n)) && counts.chars(n) <= most)
+                        .max_by_key(|&n| (counts.chars(n), std::cmp::Reverse(n)))
+                };
+                let half = counts.chars(body) / 2;
+                let block = with_text(&["div", "td", "article", "section"], half);
+                let inline = with_text(&["span", "font", "em", "b", "a", "p"], half);
+                let mut selections: Vec<Vec<NodeId>> = Vec::new();
+                selections.extend(block.map(|b| vec![b]));
+                selections.extend(inline.map(|i| vec![i]));
+                if let Some(b) = block {
+                    let kids: Vec<NodeId> = page
+                        .children(b)
+                        .filter(|&c| page.element(c).is_some())
+                        .take(2)
+                        .collect();
+                    if kids.len() == 2 {
+                        selections.push(kids);
+                    }
+                }
+                for roots in selections {
+                    let near = Kept::new(page, &roots, &residue, &options);
+                    let whole = Kept::with_region(
+                        page,
+                        &roots,
+                        &residue,
+                        &options,
+                        std::iter::once(0..page.len()).collect(),
+                    );
+                    for &root in &roots {
+                        for n in root..page.node(root).end {
+                            assert_eq!(near.keeps(n), whole.keeps(n), "node {n} of {roots:?}");
+                            nodes += 1;
+                        }
+                    }
+                }
+                pages += 1;
+            }
+        }
+        assert!(
+            pages > 900 && nodes > 100_000,
+            "{pages} pages, {nodes} nodes"
         );
     }
 }

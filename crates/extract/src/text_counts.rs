@@ -32,6 +32,33 @@ impl TextCounts {
         TextCounts { chars, link_chars }
     }
 
+    /// The counts of the nodes of `subtrees` (each the whole subtree of its
+    /// first node, none inside another), the same as [`TextCounts::of`]
+    /// gives for them; other nodes read 0. A selection's cleaning reads
+    /// only the nodes around the selection, and a pass over the whole page
+    /// for each one cost more than the cleaning itself.
+    pub fn of_subtrees(doc: &Document, subtrees: &[std::ops::Range<NodeId>]) -> TextCounts {
+        let mut chars = vec![0u32; doc.len()];
+        let mut link_chars = vec![0u32; doc.len()];
+        for range in subtrees {
+            for n in range.clone().rev() {
+                if let Some(t) = doc.text(n) {
+                    chars[n] = non_white_chars(t);
+                }
+                if doc.tag(n) == "a" {
+                    link_chars[n] = chars[n];
+                }
+                if n != range.start {
+                    if let Some(p) = doc.node(n).parent {
+                        chars[p] += chars[n];
+                        link_chars[p] += link_chars[n];
+                    }
+                }
+            }
+        }
+        TextCounts { chars, link_chars }
+    }
+
     /// The characters of the text under `root`, and of that text inside
     /// links, counted over `root`'s subtree alone (what [`TextCounts::of`]
     /// gives for `root`, without a pass over the whole page).
@@ -107,6 +134,31 @@ mod tests {
         let a = (0..doc.len()).find(|&n| doc.tag(n) == "b").unwrap();
         assert_eq!(TextCounts::of_subtree(&doc, a), (4, 4), "inside a link");
         assert_eq!(counts_of(&doc, doc.body()), (21, 12, 9));
+    }
+
+    #[test]
+    fn subtree_counts_are_the_whole_page_counts() {
+        let doc = Document::parse(
+            "<body><div><p>Read <a href=/a>the <b>full</b> story</a> here.</p></div>\
+             <ul><li><a href=/b>More</a></li></ul></body>",
+            &DomOptions::default(),
+        );
+        let whole = TextCounts::of(&doc);
+        let div = (0..doc.len()).find(|&n| doc.tag(n) == "div").unwrap();
+        let b = (0..doc.len()).find(|&n| doc.tag(n) == "b").unwrap();
+        let ul = (0..doc.len()).find(|&n| doc.tag(n) == "ul").unwrap();
+        let some = TextCounts::of_subtrees(&doc, &[div..doc.node(div).end, ul..doc.node(ul).end]);
+        for n in (div..doc.node(div).end).chain(ul..doc.node(ul).end) {
+            assert_eq!(
+                (some.chars(n), some.link_chars(n)),
+                (whole.chars(n), whole.link_chars(n)),
+                "node {n}"
+            );
+        }
+        // Inside a link, as the whole page counts it (the link is above).
+        let inner = TextCounts::of_subtrees(&doc, std::slice::from_ref(&(b..doc.node(b).end)));
+        assert_eq!((inner.chars(b), inner.link_chars(b)), (4, 0));
+        assert_eq!(inner.chars(doc.body()), 0, "outside the subtrees");
     }
 
     #[test]
