@@ -184,6 +184,19 @@ fn check_stats_counts(r: &Run, figures: [u64; 7], what: &str) {
         tally("rejects.jsonl", "stage"),
         "{what}"
     );
+    for (stage, kinds) in counts["rejects_by_reason"].as_object().unwrap() {
+        let sum: u64 = kinds
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            Some(sum),
+            counts["rejects_by_stage"][stage].as_u64(),
+            "{what}: the {stage} rejects by reason add up"
+        );
+    }
     assert_eq!(
         counts["duplicates_by_reason"],
         tally("duplicates.jsonl", "reason"),
@@ -300,6 +313,21 @@ fn stats_json_holds_the_summary_lines_counts() {
         counts["rejects_by_stage"].as_object().unwrap().len() >= 3,
         "{counts}"
     );
+    // The kinds of reason, without their particulars (figures, the bytes
+    // read, the parser's message).
+    let by_reason = &counts["rejects_by_reason"];
+    for (stage, kind) in [
+        ("warc", "truncated record"),
+        ("warc", "not a WARC record"),
+        ("http", "truncated gzip content"),
+        ("feed", "feed parse error"),
+    ] {
+        assert_eq!(
+            by_reason[stage][kind].as_u64(),
+            Some(1),
+            "{stage} {kind}: {counts}"
+        );
+    }
     // The first summary line's figures.
     let line = r
         .stderr

@@ -74,6 +74,9 @@ pub struct Counts {
     /// Lines of `rejects.jsonl` by their `stage` (`warc`, `http`, `feed`,
     /// `url`, `extract`, …), `wrapper_rejects` included.
     pub rejects_by_stage: BTreeMap<String, u64>,
+    /// The same lines by stage, then by the kind of their reason
+    /// ([`reason_kind`]: "truncated record", "HTTP status N").
+    pub rejects_by_reason: BTreeMap<String, BTreeMap<String, u64>>,
     /// Lines of the saved wrappers file (`--wrappers`) that could not be used.
     pub wrapper_rejects: u64,
     /// Articles not written for their language (`--lang`).
@@ -124,6 +127,7 @@ impl Counts {
             duplicates_by_reason: tally(&out.join("duplicates.jsonl"), "reason")?,
             rejected: stats.rejects - stats.wrapper_rejects,
             rejects_by_stage: tally(&out.join("rejects.jsonl"), "stage")?,
+            rejects_by_reason: tally_reasons(&out.join("rejects.jsonl"))?,
             wrapper_rejects: stats.wrapper_rejects,
             left_out_by_language: stats.lang_filtered.values().sum(),
             languages_left_out: stats.lang_filtered.clone(),
@@ -162,9 +166,36 @@ impl Measured {
 /// string field `key` (none when the file is missing).
 fn tally(path: &Path, key: &str) -> crate::Result<BTreeMap<String, u64>> {
     let mut counts = BTreeMap::new();
+    for_each_line(path, |fields| {
+        let value = fields.get(key).and_then(|v| v.as_str()).unwrap_or_default();
+        *counts.entry(value.to_string()).or_insert(0) += 1;
+    })?;
+    Ok(counts)
+}
+
+/// The lines of `rejects.jsonl` at `path` by stage and kind of reason.
+fn tally_reasons(path: &Path) -> crate::Result<BTreeMap<String, BTreeMap<String, u64>>> {
+    let mut counts: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for_each_line(path, |fields| {
+        let field = |key: &str| fields.get(key).and_then(|v| v.as_str()).unwrap_or_default();
+        *counts
+            .entry(field("stage").to_string())
+            .or_default()
+            .entry(reason_kind(field("reason")))
+            .or_insert(0) += 1;
+    })?;
+    Ok(counts)
+}
+
+/// Calls `each` with the fields of every line of the JSON Lines file
+/// `path` (none when the file is missing).
+fn for_each_line(
+    path: &Path,
+    mut each: impl FnMut(&BTreeMap<String, serde_json::Value>),
+) -> crate::Result<()> {
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(counts),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -173,10 +204,32 @@ fn tally(path: &Path, key: &str) -> crate::Result<BTreeMap<String, u64>> {
             serde_json::from_str(&line).map_err(|e| {
                 crate::Error::Invalid(format!("{} line {}: {e}", path.display(), n + 1))
             })?;
-        let value = fields.get(key).and_then(|v| v.as_str()).unwrap_or_default();
-        *counts.entry(value.to_string()).or_insert(0) += 1;
+        each(&fields);
     }
-    Ok(counts)
+    Ok(())
+}
+
+/// The kind of a reject's reason, to count rejects by: a reason says what
+/// went wrong, then `: ` and its particulars ("truncated record: expected
+/// 88038 payload bytes, found 74970"), so its kind is the part before the
+/// first `: `, with each run of digits written `N` ("HTTP status N",
+/// "page_budget_ms N exceeded").
+pub fn reason_kind(reason: &str) -> String {
+    let head = reason.split(": ").next().unwrap_or_default();
+    let mut kind = String::with_capacity(head.len());
+    let mut in_digits = false;
+    for c in head.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                kind.push('N');
+            }
+            in_digits = true;
+        } else {
+            kind.push(c);
+            in_digits = false;
+        }
+    }
+    kind
 }
 
 /// The process's peak resident set size in bytes.
@@ -216,4 +269,27 @@ pub fn write(
     })
     .with_context(|| format!("cannot write {}/{STATS}", out.display()))?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reason_kind;
+
+    #[test]
+    fn a_reason_s_kind_is_its_head_without_figures() {
+        assert_eq!(
+            reason_kind("truncated record: expected 88038 payload bytes, found 74970"),
+            "truncated record"
+        );
+        assert_eq!(reason_kind("HTTP status 404"), "HTTP status N");
+        assert_eq!(
+            reason_kind("page_budget_ms 2000 exceeded: during extraction"),
+            "page_budget_ms N exceeded"
+        );
+        assert_eq!(
+            reason_kind("stopped reading after 12 records: unexpected end of file"),
+            "stopped reading after N records"
+        );
+        assert_eq!(reason_kind(""), "");
+    }
 }

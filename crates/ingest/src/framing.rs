@@ -372,7 +372,7 @@ impl NotARecord {
     /// The reject's reason.
     pub fn reason(&self) -> String {
         format!(
-            "{} bytes that are not a WARC record (a record starts with a WARC/1.0 or WARC/1.1 line), starting {:?}",
+            "not a WARC record: {} bytes (a record starts with a WARC/1.0 or WARC/1.1 line), starting {:?}",
             self.bytes,
             String::from_utf8_lossy(&self.head)
         )

@@ -231,9 +231,7 @@ fn truncated_record_is_rejected_and_earlier_records_kept() {
     let rejects = rejects(&events);
     assert_eq!(rejects.len(), 2, "{rejects:?}");
     assert!(
-        rejects[1]
-            .reason
-            .contains("6 bytes that are not a WARC record"),
+        rejects[1].reason.contains("not a WARC record: 6 bytes"),
         "{}",
         rejects[1].reason
     );
