@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use canopy_types::SourceRef;
+
 fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -267,15 +269,10 @@ pub fn duplicate_key(
     line: &[u8],
 ) -> serde_json::Result<(String, String, String, Option<u64>, String)> {
     #[derive(Deserialize)]
-    struct Source {
-        file: String,
-        offset: Option<u64>,
-    }
-    #[derive(Deserialize)]
     struct K {
         site: String,
         url: String,
-        source: Option<Source>,
+        source: Option<SourceRef>,
         record_id: String,
     }
     let k: K = serde_json::from_slice(line)?;
@@ -290,13 +287,8 @@ pub fn reject_key(
     line: &[u8],
 ) -> serde_json::Result<(String, Option<u64>, Option<String>, String)> {
     #[derive(Deserialize)]
-    struct Source {
-        file: String,
-        offset: Option<u64>,
-    }
-    #[derive(Deserialize)]
     struct K {
-        source: Source,
+        source: SourceRef,
         record_id: Option<String>,
         reason: String,
     }

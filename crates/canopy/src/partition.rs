@@ -388,74 +388,71 @@ fn read_files(
         if !crate::inputs::is_stream(file) {
             marker.bytes += std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
         }
-        // A feed file, and a file that cannot be opened, count as one
+        // An HTML file, a feed file, and a file that cannot be opened, count as one
         // record each; a WARC's records are counted as it is read.
-        let kind = crate::inputs::kind(file);
-        if kind == crate::inputs::Kind::Html {
-            marker.records += 1;
-            match crate::html_files::read_page(file, options) {
-                Ok(page) => spill.push(Read::Event(index, Event::Page(page)))?,
-                Err(reject) => rejects.push(*reject),
-            }
-            done += size;
-            progress.set_position(done);
-            continue;
-        }
-        if kind == crate::inputs::Kind::Feed {
-            marker.records += 1;
-            match canopy_ingest::read_feed_file(file, options) {
-                Ok(items) => spill.push(Read::Feed(index, items))?,
-                Err(reject) => rejects.push(reject),
-            }
-            done += size;
-            progress.set_position(done);
-            continue;
-        }
-        let mut spill_error = None;
-        let mut on_item = |item: canopy_ingest::Item| {
-            if spill_error.is_some() {
-                return;
-            }
-            if let Some(offset) = item.offset() {
-                progress.set_position(done + offset.min(size));
-            }
-            let read = match item {
-                canopy_ingest::Item::Payload(payload) => Read::Payload(index, payload),
-                canopy_ingest::Item::Event(event) => Read::Event(index, event),
-            };
-            if let Err(e) = spill.push(read) {
-                spill_error = Some(e);
-            }
-        };
-        let result = if crate::inputs::is_stream(file) {
-            crate::streams::read(file, options, &mut on_item).map(|(stats, bytes)| {
-                marker.bytes += bytes;
-                stats
-            })
-        } else {
-            canopy_ingest::read_warc_split(file, options, &mut on_item)
-        };
-        if let Some(e) = spill_error {
-            return Err(e);
-        }
-        match result {
-            Ok(stats) => {
-                marker.records += stats.records;
-                marker.revisits += stats.revisits;
-                add_skipped(marker, &stats.skipped_by);
-            }
-            Err(e) => {
+        match crate::inputs::kind(file) {
+            crate::inputs::Kind::Html => {
                 marker.records += 1;
-                rejects.push(Reject {
-                    source: SourceRef {
-                        file: name,
-                        offset: None,
-                    },
-                    record_id: None,
-                    url: None,
-                    stage: "warc".into(),
-                    reason: format!("cannot open: {e}"),
-                });
+                match crate::html_files::read_page(file, options) {
+                    Ok(page) => spill.push(Read::Event(index, Event::Page(page)))?,
+                    Err(reject) => rejects.push(*reject),
+                }
+            }
+            crate::inputs::Kind::Feed => {
+                marker.records += 1;
+                match canopy_ingest::read_feed_file(file, options) {
+                    Ok(items) => spill.push(Read::Feed(index, items))?,
+                    Err(reject) => rejects.push(reject),
+                }
+            }
+            _ => {
+                let mut spill_error = None;
+                let mut on_item = |item: canopy_ingest::Item| {
+                    if spill_error.is_some() {
+                        return;
+                    }
+                    if let Some(offset) = item.offset() {
+                        progress.set_position(done + offset.min(size));
+                    }
+                    let read = match item {
+                        canopy_ingest::Item::Payload(payload) => Read::Payload(index, payload),
+                        canopy_ingest::Item::Event(event) => Read::Event(index, event),
+                    };
+                    if let Err(e) = spill.push(read) {
+                        spill_error = Some(e);
+                    }
+                };
+                let result = if crate::inputs::is_stream(file) {
+                    crate::streams::read(file, options, &mut on_item).map(|(stats, bytes)| {
+                        marker.bytes += bytes;
+                        stats
+                    })
+                } else {
+                    canopy_ingest::read_warc_split(file, options, &mut on_item)
+                };
+                if let Some(e) = spill_error {
+                    return Err(e);
+                }
+                match result {
+                    Ok(stats) => {
+                        marker.records += stats.records;
+                        marker.revisits += stats.revisits;
+                        add_skipped(marker, &stats.skipped_by);
+                    }
+                    Err(e) => {
+                        marker.records += 1;
+                        rejects.push(Reject {
+                            source: SourceRef {
+                                file: name,
+                                offset: None,
+                            },
+                            record_id: None,
+                            url: None,
+                            stage: "warc".into(),
+                            reason: format!("cannot open: {e}"),
+                        });
+                    }
+                }
             }
         }
         done += size;
