@@ -435,7 +435,8 @@ pub struct Kept<'a> {
 
 impl<'a> Kept<'a> {
     /// Counts what the keep rule needs, over the subtrees around `roots`
-    /// that it reads ([`cleaning_region`]).
+    /// that it reads: for each root, the subtree of the nearest block at or
+    /// above it.
     pub fn new(
         doc: &'a Document,
         roots: &[NodeId],
