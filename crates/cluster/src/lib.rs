@@ -18,7 +18,6 @@
 //!   chunk at a time (a site too large to hold them keeps them in a file).
 
 use std::borrow::{Borrow, Cow};
-use std::hash::Hasher;
 use std::io;
 
 use canopy_dom::{Document, NodeData};
@@ -69,10 +68,21 @@ pub fn page_site(url: &str) -> Result<String, String> {
 /// not depend on the Rust version or the build, unlike `DefaultHasher`:
 /// saved wrappers (`docs/wrappers.md`) keep their template signatures.
 pub fn path_hash(parent: u64, label: &str) -> u64 {
-    let mut h = twox_hash::XxHash64::with_seed(0);
-    h.write(&parent.to_le_bytes());
-    h.write(label.as_bytes());
-    h.finish()
+    // One call over the parent's bytes and the label together: the same
+    // hash as writing them one after the other, without the streaming
+    // hasher's buffer (labels are short; a long one takes the heap).
+    let mut short = [0u8; 64];
+    let len = 8 + label.len();
+    let mut long = Vec::new();
+    let bytes: &mut [u8] = if len <= short.len() {
+        &mut short[..len]
+    } else {
+        long.resize(len, 0);
+        &mut long
+    };
+    bytes[..8].copy_from_slice(&parent.to_le_bytes());
+    bytes[8..].copy_from_slice(label.as_bytes());
+    twox_hash::XxHash64::oneshot(0, bytes)
 }
 
 /// A page's structure, seen two ways: the sorted, distinct hashes of its
@@ -91,21 +101,18 @@ pub struct Signature {
 fn step_label(tag: &str, id: Option<&str>, class: Option<&str>, out: &mut String) {
     out.clear();
     out.push_str(tag);
-    let tolerant = |v: &str| -> String {
-        v.split_whitespace()
-            .next()
-            .unwrap_or("")
-            .chars()
-            .filter(|c| !c.is_ascii_digit())
-            .collect()
+    // The first token, without its digits.
+    let tolerant = |v: &str, out: &mut String| {
+        let token = v.split_whitespace().next().unwrap_or("");
+        out.extend(token.chars().filter(|c| !c.is_ascii_digit()));
     };
     if let Some(id) = id {
         out.push('#');
-        out.push_str(&tolerant(id));
+        tolerant(id, out);
     }
     if let Some(class) = class {
         out.push('.');
-        out.push_str(&tolerant(class));
+        tolerant(class, out);
     }
 }
 
@@ -482,6 +489,7 @@ const CEILING_MARGIN: f64 = 1e-9;
 mod tests {
     use super::*;
     use canopy_dom::DomOptions;
+    use std::hash::Hasher;
 
     #[test]
     fn samples_are_evenly_spaced_and_keep_small_inputs_whole() {
@@ -571,6 +579,14 @@ mod tests {
             let mut h = twox_hash::XxHash64::with_seed(0);
             h.write(&[0; 8]);
             h.write(b"body");
+            h.finish()
+        });
+        // Labels past the short buffer hash the same way.
+        let long = "div#main.".to_string() + &"a".repeat(100);
+        assert_eq!(path_hash(7, &long), {
+            let mut h = twox_hash::XxHash64::with_seed(0);
+            h.write(&7u64.to_le_bytes());
+            h.write(long.as_bytes());
             h.finish()
         });
         let s = sig("<body><div id=main><p>x</p></div></body>");
