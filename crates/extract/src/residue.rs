@@ -1087,7 +1087,7 @@ mod tests {
 
     /// The keep rule over the region around the selection decides every
     /// node as it does over the whole page, on the dev corpora's pages
-    /// with their cluster-free residue (each site's pages learn it) and
+    /// with the residue each site's pages learn together, and
     /// selections of each kind: a block, an inline element (whose block is
     /// above it), and two blocks at once.
     #[test]
