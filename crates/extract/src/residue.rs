@@ -458,33 +458,23 @@ impl<'a> Kept<'a> {
         let counts = TextCounts::of_subtrees(doc, &region);
         let chars = |n: NodeId| region_chars(doc, &region, &counts, n);
         let mut residue_chars = vec![0u32; doc.len()];
-        // First text node at or after each node inside its subtree of the
-        // region (`usize::MAX`: none), then whether it is residue.
-        let mut next_text = vec![usize::MAX; doc.len()];
         let mut labelled_by_residue = vec![false; doc.len()];
         let mut notice = vec![false; doc.len()];
         for range in &region {
+            // One pass, children before parents: the first non-blank text
+            // at or after `n` inside the range (`usize::MAX`: none), whose
+            // residue count is final once it is passed (a text has no
+            // children), opens `n` when it lies inside it.
+            let mut first = usize::MAX;
             for n in range.clone().rev() {
                 if let Some(t) = doc.text(n) {
                     if options.residue && residue.contains(t) {
                         residue_chars[n] = counts.chars(n);
                     }
-                }
-                if n != range.start {
-                    if let Some(p) = doc.node(n).parent {
-                        residue_chars[p] += residue_chars[n];
+                    if !t.trim().is_empty() {
+                        first = n;
                     }
                 }
-            }
-            let mut next = usize::MAX;
-            for n in range.clone().rev() {
-                if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
-                    next = n;
-                }
-                next_text[n] = next;
-            }
-            for n in range.clone() {
-                let first = next_text[n];
                 let end = doc.node(n).end;
                 labelled_by_residue[n] = first < end && residue_chars[first] > 0;
                 notice[n] = options.notices
@@ -492,6 +482,11 @@ impl<'a> Kept<'a> {
                     && counts.chars(n) <= NOTICE_CHARS
                     && first < end
                     && doc.text(first).is_some_and(opens_notice);
+                if n != range.start {
+                    if let Some(p) = doc.node(n).parent {
+                        residue_chars[p] += residue_chars[n];
+                    }
+                }
             }
         }
         // Over the whole selection, as the option says: an article spread

@@ -14,27 +14,12 @@ pub struct TextCounts {
 impl TextCounts {
     /// One pass over the document, children before parents.
     pub fn of(doc: &Document) -> TextCounts {
-        let mut chars = vec![0u32; doc.len()];
-        let mut link_chars = vec![0u32; doc.len()];
-        for n in (0..doc.len()).rev() {
-            if let Some(t) = doc.text(n) {
-                chars[n] = non_white_chars(t);
-            }
-            // A link's text counts once, even with links nested inside it.
-            if doc.tag(n) == "a" {
-                link_chars[n] = chars[n];
-            }
-            if let Some(p) = doc.node(n).parent {
-                chars[p] += chars[n];
-                link_chars[p] += link_chars[n];
-            }
-        }
-        TextCounts { chars, link_chars }
+        TextCounts::of_subtrees(doc, std::slice::from_ref(&(0..doc.len())))
     }
 
     /// The counts of the nodes of `subtrees` (each the whole subtree of its
-    /// first node, none inside another), the same as [`TextCounts::of`]
-    /// gives for them; other nodes read 0. A selection's cleaning reads
+    /// first node, or the whole document, none inside another), the same as
+    /// over the whole document; other nodes read 0. A selection's cleaning reads
     /// only the nodes around the selection, and a pass over the whole page
     /// for each one cost more than the cleaning itself.
     pub fn of_subtrees(doc: &Document, subtrees: &[std::ops::Range<NodeId>]) -> TextCounts {
@@ -45,6 +30,7 @@ impl TextCounts {
                 if let Some(t) = doc.text(n) {
                     chars[n] = non_white_chars(t);
                 }
+                // A link's text counts once, even with links nested inside it.
                 if doc.tag(n) == "a" {
                     link_chars[n] = chars[n];
                 }
