@@ -111,6 +111,12 @@ impl Counts {
     /// The counts of `stats`, with the breakdowns of the `rejects.jsonl`
     /// and `duplicates.jsonl` already written into `out`.
     pub fn of(stats: &RunStats, out: &Path) -> crate::Result<Counts> {
+        // One read of rejects.jsonl: the stages' counts add up their kinds.
+        let rejects_by_reason = tally_reasons(&out.join("rejects.jsonl"))?;
+        let rejects_by_stage = rejects_by_reason
+            .iter()
+            .map(|(stage, kinds)| (stage.clone(), kinds.values().sum()))
+            .collect();
         Ok(Counts {
             input_bytes: stats.bytes,
             records: stats.records,
@@ -126,8 +132,8 @@ impl Counts {
             duplicates: stats.duplicates,
             duplicates_by_reason: tally(&out.join("duplicates.jsonl"), "reason")?,
             rejected: stats.rejects - stats.wrapper_rejects,
-            rejects_by_stage: tally(&out.join("rejects.jsonl"), "stage")?,
-            rejects_by_reason: tally_reasons(&out.join("rejects.jsonl"))?,
+            rejects_by_stage,
+            rejects_by_reason,
             wrapper_rejects: stats.wrapper_rejects,
             left_out_by_language: stats.lang_filtered.values().sum(),
             languages_left_out: stats.lang_filtered.clone(),
