@@ -698,7 +698,12 @@ macro_rules! shorthand (
     ( $me:ident : create_attr $c:expr              ) => ( $me.create_attribute($c)                            );
     ( $me:ident : push_name $c:expr                ) => ( $me.current_attr_name.borrow_mut().push_char($c)    );
     ( $me:ident : push_value $c:expr               ) => ( $me.current_attr_value.borrow_mut().push_char($c)   );
-    ( $me:ident : append_value $c:expr             ) => ( $me.current_attr_value.borrow_mut().push_tendril($c));
+    // Canopy's patch: a value that is one run of the input (nearly all
+    // values) shares the input's buffer rather than copying the run.
+    ( $me:ident : append_value $c:expr             ) => ({
+        let mut value = $me.current_attr_value.borrow_mut();
+        if value.is_empty() { *value = $c.clone() } else { value.push_tendril($c) }
+    });
     ( $me:ident : push_comment $c:expr             ) => ( $me.current_comment.borrow_mut().push_char($c)      );
     ( $me:ident : append_comment $c:expr           ) => ( $me.current_comment.borrow_mut().push_slice($c)     );
     ( $me:ident : emit_comment                     ) => ( $me.emit_current_comment()                          );
