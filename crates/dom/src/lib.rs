@@ -79,20 +79,34 @@ impl DomOptions {
 /// Whether `name`, lower-cased, contains one of `names` (lowercase): the
 /// test of an id or class token against a list of role names. Runs for the
 /// id and every class token of every element, so an ASCII name (nearly all)
-/// is compared byte by byte without building its lower-case copy; for
-/// ASCII, `to_lowercase` is `to_ascii_lowercase`, so the answer is the same.
+/// is lower-cased on the stack, not on the heap; for ASCII, `to_lowercase`
+/// is `to_ascii_lowercase`, so the answer is the same.
 pub fn contains_any(name: &str, names: &[String]) -> bool {
     if !name.is_ascii() {
         let name = name.to_lowercase();
         return names.iter().any(|d| name.contains(d.as_str()));
     }
-    let name = name.as_bytes();
+    // Lower-cased once into a stack buffer (ids and class tokens are short),
+    // then each role name is looked for from the places of its first byte.
+    let mut buf = [0u8; 64];
+    let owned;
+    let lower: &[u8] = if name.len() <= buf.len() {
+        let buf = &mut buf[..name.len()];
+        for (l, c) in buf.iter_mut().zip(name.bytes()) {
+            *l = c.to_ascii_lowercase();
+        }
+        buf
+    } else {
+        owned = name.to_ascii_lowercase();
+        owned.as_bytes()
+    };
     names.iter().any(|d| {
-        let d = d.as_bytes();
-        d.is_empty()
-            || name
-                .windows(d.len())
-                .any(|w| w.iter().zip(d).all(|(c, l)| c.to_ascii_lowercase() == *l))
+        let Some((&first, rest)) = d.as_bytes().split_first() else {
+            return true;
+        };
+        lower.len() > rest.len()
+            && memchr::memchr_iter(first, &lower[..lower.len() - rest.len()])
+                .any(|i| lower[i + 1..i + 1 + rest.len()] == *rest)
     })
 }
 

@@ -9,7 +9,9 @@
 //! list of links to other pages (a wrapper that learned a "related" list
 //! or a "more news" stream, whose headlines differ on every page).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
 
 use canopy_types::WrapperCheck;
 
@@ -71,14 +73,20 @@ pub fn check_wrapper(wrapper: &[Extraction<'_>], page: &[Extraction<'_>]) -> Wra
     }
 }
 
-/// The words of a text, lowercased, with their counts.
-fn words(text: &str) -> HashMap<String, u32> {
-    let mut out = HashMap::new();
+/// The words of a text, lowercased, with their counts. An ASCII word
+/// already in lower case (most) is borrowed, not copied.
+fn words(text: &str) -> FxHashMap<Cow<'_, str>, u32> {
+    let mut out = FxHashMap::default();
     for w in text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
     {
-        *out.entry(w.to_lowercase()).or_insert(0) += 1;
+        let lower = if w.is_ascii() && !w.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Borrowed(w)
+        } else {
+            Cow::Owned(w.to_lowercase())
+        };
+        *out.entry(lower).or_insert(0) += 1;
     }
     out
 }
@@ -87,7 +95,7 @@ fn words(text: &str) -> HashMap<String, u32> {
 /// longer one's words; 1 when both are empty.
 fn agreement(a: &str, b: &str) -> f64 {
     let (a, b) = (words(a), words(b));
-    let total = |w: &HashMap<String, u32>| w.values().map(|&c| u64::from(c)).sum::<u64>();
+    let total = |w: &FxHashMap<Cow<'_, str>, u32>| w.values().map(|&c| u64::from(c)).sum::<u64>();
     let longer = total(&a).max(total(&b));
     if longer == 0 {
         return 1.0;
@@ -111,7 +119,7 @@ fn article_chars(side: &[Extraction<'_>]) -> usize {
     };
     let per_page: Vec<Vec<String>> = side.iter().map(|e| lines(e.text)).collect();
     // On how many pages each line stands.
-    let mut pages_with: HashMap<&str, usize> = HashMap::new();
+    let mut pages_with: FxHashMap<&str, usize> = FxHashMap::default();
     for page in &per_page {
         let mut distinct: Vec<&str> = page.iter().map(String::as_str).collect();
         distinct.sort_unstable();
