@@ -86,8 +86,18 @@ pub fn contains_any(name: &str, names: &[String]) -> bool {
         let name = name.to_lowercase();
         return names.iter().any(|d| name.contains(d.as_str()));
     }
-    // Lower-cased once into a stack buffer (ids and class tokens are short),
-    // then each role name is looked for from the places of its first byte.
+    // The first bytes of the role names, as a set of ASCII bytes: a role
+    // name that does not open with one can never be in an ASCII name.
+    let mut firsts = 0u128;
+    for d in names {
+        match d.as_bytes().first() {
+            None => return true,
+            Some(&b) if b.is_ascii() => firsts |= 1 << b,
+            Some(_) => {}
+        }
+    }
+    // Lower-cased once into a stack buffer (ids and class tokens are
+    // short), then the role names are compared only where one may start.
     let mut buf = [0u8; 64];
     let owned;
     let lower: &[u8] = if name.len() <= buf.len() {
@@ -100,13 +110,13 @@ pub fn contains_any(name: &str, names: &[String]) -> bool {
         owned = name.to_ascii_lowercase();
         owned.as_bytes()
     };
-    names.iter().any(|d| {
-        let Some((&first, rest)) = d.as_bytes().split_first() else {
-            return true;
-        };
-        lower.len() > rest.len()
-            && memchr::memchr_iter(first, &lower[..lower.len() - rest.len()])
-                .any(|i| lower[i + 1..i + 1 + rest.len()] == *rest)
+    (0..lower.len()).any(|i| {
+        let c = lower[i];
+        firsts >> c & 1 == 1
+            && names.iter().any(|d| {
+                let d = d.as_bytes();
+                d[0] == c && lower[i..].starts_with(d)
+            })
     })
 }
 
