@@ -143,8 +143,12 @@ pub struct Tokenizer<Sink> {
     /// Current tag kind.
     current_tag_kind: Cell<TagKind>,
 
-    /// Current tag name.
-    current_tag_name: RefCell<StrTendril>,
+    /// Current tag name. Canopy's patch: a `String`, as is the attribute
+    /// name's, where upstream has a `StrTendril`; a name is pushed a
+    /// character or a run at a time and only read as a whole, and a
+    /// `String` keeps its room between tags where a tendril's push costs a
+    /// hundred instructions.
+    current_tag_name: RefCell<String>,
 
     /// Current tag is self-closing?
     current_tag_self_closing: Cell<bool>,
@@ -155,8 +159,8 @@ pub struct Tokenizer<Sink> {
     /// Current tag attributes.
     current_tag_attrs: RefCell<Vec<Attribute>>,
 
-    /// Current attribute name.
-    current_attr_name: RefCell<StrTendril>,
+    /// Current attribute name (a `String`: see `current_tag_name`).
+    current_attr_name: RefCell<String>,
 
     /// Current attribute value.
     current_attr_value: RefCell<StrTendril>,
@@ -183,6 +187,32 @@ pub struct Tokenizer<Sink> {
     current_line: Cell<u64>,
 }
 
+/// Canopy's patch: what `append_run` appends a run to, lower-cased or not:
+/// a tag or attribute name's `String`, a comment's tendril.
+trait PushRun {
+    fn push_run(&mut self, run: &str, lowercase: bool);
+}
+
+impl PushRun for String {
+    fn push_run(&mut self, run: &str, lowercase: bool) {
+        let start = self.len();
+        self.push_str(run);
+        if lowercase {
+            self[start..].make_ascii_lowercase();
+        }
+    }
+}
+
+impl PushRun for StrTendril {
+    fn push_run(&mut self, run: &str, lowercase: bool) {
+        if lowercase && run.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.push_slice(&run.to_ascii_lowercase());
+        } else {
+            self.push_slice(run);
+        }
+    }
+}
+
 impl<Sink: TokenSink> Tokenizer<Sink> {
     /// Create a new tokenizer which feeds tokens to a particular `TokenSink`.
     pub fn new(sink: Sink, mut opts: TokenizerOpts) -> Tokenizer<Sink> {
@@ -203,11 +233,11 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             ignore_lf: Cell::new(false),
             discard_bom: Cell::new(discard_bom),
             current_tag_kind: Cell::new(StartTag),
-            current_tag_name: RefCell::new(StrTendril::new()),
+            current_tag_name: RefCell::new(String::new()),
             current_tag_self_closing: Cell::new(false),
             current_tag_had_duplicate_attributes: Cell::new(false),
             current_tag_attrs: RefCell::new(vec![]),
-            current_attr_name: RefCell::new(StrTendril::new()),
+            current_attr_name: RefCell::new(String::new()),
             current_attr_value: RefCell::new(StrTendril::new()),
             current_comment: RefCell::new(StrTendril::new()),
             current_doctype: RefCell::new(Doctype::default()),
@@ -317,7 +347,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
     fn append_run(
         &self,
         input: &BufferQueue,
-        dest: &RefCell<StrTendril>,
+        dest: &RefCell<impl PushRun>,
         plain: fn(u8) -> bool,
         lowercase: bool,
     ) {
@@ -337,12 +367,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             let run = &front[..n];
             let newlines = memchr::memchr_iter(b'\n', run.as_bytes()).count();
             self.current_line.set(self.current_line.get() + newlines as u64);
-            let mut dest = dest.borrow_mut();
-            if lowercase && run.bytes().any(|b| b.is_ascii_uppercase()) {
-                dest.push_slice(&run.to_ascii_lowercase());
-            } else {
-                dest.push_slice(run);
-            }
+            dest.borrow_mut().push_run(run, lowercase);
         }
         front.pop_front(n as u32);
         if front.is_empty() {
@@ -503,7 +528,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
     fn emit_current_tag(&self) -> ProcessResult<Sink::Handle> {
         self.finish_attribute();
 
-        let name = LocalName::from(&**self.current_tag_name.borrow());
+        let name = LocalName::from(self.current_tag_name.borrow().as_str());
         self.current_tag_name.borrow_mut().clear();
 
         match self.current_tag_kind.get() {
@@ -576,7 +601,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
 
     fn create_tag(&self, kind: TagKind, c: char) {
         self.discard_tag();
-        self.current_tag_name.borrow_mut().push_char(c);
+        self.current_tag_name.borrow_mut().push(c);
         self.current_tag_kind.set(kind);
     }
 
@@ -584,7 +609,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
         match self.last_start_tag_name.borrow().as_ref() {
             Some(last) => {
                 (self.current_tag_kind.get() == EndTag)
-                    && (**self.current_tag_name.borrow() == **last)
+                    && (*self.current_tag_name.borrow() == **last)
             },
             None => false,
         }
@@ -593,14 +618,14 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
     fn create_attribute(&self, c: char) {
         self.finish_attribute();
 
-        self.current_attr_name.borrow_mut().push_char(c);
+        self.current_attr_name.borrow_mut().push(c);
     }
 
     fn finish_attribute(&self) {
         if self.current_attr_name.borrow().is_empty() {
             return;
         }
-        let name = LocalName::from(&**self.current_attr_name.borrow());
+        let name = LocalName::from(self.current_attr_name.borrow().as_str());
         self.current_attr_name.borrow_mut().clear();
         // Check for a duplicate attribute.
         // FIXME: the spec says we should error as soon as the name is finished.
@@ -690,13 +715,13 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
 // Shorthand for common state machine behaviors.
 macro_rules! shorthand (
     ( $me:ident : create_tag $kind:ident $c:expr   ) => ( $me.create_tag($kind, $c)                           );
-    ( $me:ident : push_tag $c:expr                 ) => ( $me.current_tag_name.borrow_mut().push_char($c)     );
+    ( $me:ident : push_tag $c:expr                 ) => ( $me.current_tag_name.borrow_mut().push($c)          );
     ( $me:ident : discard_tag                      ) => ( $me.discard_tag()                                   );
     ( $me:ident : discard_char $input:expr         ) => ( $me.discard_char($input)                            );
     ( $me:ident : push_temp $c:expr                ) => ( $me.temp_buf.borrow_mut().push_char($c)             );
     ( $me:ident : clear_temp                       ) => ( $me.clear_temp_buf()                                );
     ( $me:ident : create_attr $c:expr              ) => ( $me.create_attribute($c)                            );
-    ( $me:ident : push_name $c:expr                ) => ( $me.current_attr_name.borrow_mut().push_char($c)    );
+    ( $me:ident : push_name $c:expr                ) => ( $me.current_attr_name.borrow_mut().push($c)         );
     ( $me:ident : push_value $c:expr               ) => ( $me.current_attr_value.borrow_mut().push_char($c)   );
     // Canopy's patch: a value that is one run of the input (nearly all
     // values) shares the input's buffer rather than copying the run.
