@@ -323,11 +323,11 @@ fn link_host(href: &str) -> Option<String> {
 fn plain_host(href: &str) -> Option<String> {
     let head = |scheme: &str| {
         href.get(..scheme.len())
-            .is_some_and(|h| h.eq_ignore_ascii_case(scheme))
-            .then(|| &href[scheme.len()..])
+            .filter(|h| h.eq_ignore_ascii_case(scheme))
+            .and_then(|_| href.get(scheme.len()..))
     };
     let rest = head("http://").or_else(|| head("https://"))?;
-    let host = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let host = rest.split(['/', '?', '#']).next()?;
     let label_ok = |l: &str| {
         !l.is_empty()
             && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
