@@ -13,6 +13,7 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
+use canopy_dom::collapse_whitespace;
 use canopy_types::WrapperCheck;
 
 /// One page's extraction, by the wrapper or by the page-level path.
@@ -113,7 +114,7 @@ fn agreement(a: &str, b: &str) -> f64 {
 fn article_chars(side: &[Extraction<'_>]) -> usize {
     let lines = |text: &'_ str| -> Vec<String> {
         text.lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .map(collapse_whitespace)
             .filter(|l| !l.is_empty())
             .collect()
     };

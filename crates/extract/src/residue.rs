@@ -300,16 +300,21 @@ const OFFSITE_LINK_CHARS: u32 = 20;
 /// `None` for relative links (which stay on the page's host).
 fn link_host(href: &str) -> Option<String> {
     let href = href.trim();
-    if let Some(host) = plain_host(href) {
-        return Some(host.strip_prefix("www.").unwrap_or(&host).to_string());
-    }
-    let url = url::Url::parse(href).ok()?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return None;
-    }
-    // The url crate lowercases the hosts of http(s) URLs.
-    let host = url.host_str()?;
-    Some(host.strip_prefix("www.").unwrap_or(host).to_string())
+    let host = match plain_host(href) {
+        Some(host) => host,
+        None => {
+            let url = url::Url::parse(href).ok()?;
+            if !matches!(url.scheme(), "http" | "https") {
+                return None;
+            }
+            // The url crate lowercases the hosts of http(s) URLs.
+            url.host_str()?.to_string()
+        }
+    };
+    Some(match host.strip_prefix("www.") {
+        Some(rest) => rest.to_string(),
+        None => host,
+    })
 }
 
 /// The host of a link `http(s)://host` followed by nothing, `/`, `?` or
