@@ -5,12 +5,13 @@
 //!
 //! ```text
 //! document  = version (u8) ‖ truncated (u8) ‖ body
-//!             ‖ text ‖ attr_text ‖ attrs ‖ nodes ‖ json_ld
+//!             ‖ text ‖ attr_text ‖ attrs ‖ nodes ‖ json_ld ‖ copies
 //! text, attr_text = length ‖ UTF-8
 //! attrs     = count ‖ (name ‖ range)*          ranges of attr_text
 //! nodes     = count ‖ (0 ‖ name ‖ range ‖ size  an element: attrs, subtree
 //!                     | 1 ‖ range)*             a text node: text
 //! json_ld   = count ‖ (length ‖ UTF-8)*
+//! copies    = count ‖ (id − previous id)*       the adoption agency's copies, in order
 //! name      = 0 ‖ length ‖ UTF-8               the first time
 //!           | index + 1                         then: its place among the names so far
 //! range     = start − end of the previous range ‖ length
@@ -36,7 +37,7 @@ use rustc_hash::FxHashMap;
 
 use crate::{Document, Element, Node, NodeData, NodeId};
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 const ELEMENT: u8 = 0;
 const TEXT: u8 = 1;
 
@@ -88,6 +89,12 @@ impl Document {
         put(out, self.json_ld.len());
         for json in &self.json_ld {
             put_str(out, json);
+        }
+        put(out, self.adoption_copies.len());
+        let mut previous = 0;
+        for &id in &self.adoption_copies {
+            put(out, id - previous);
+            previous = id;
         }
     }
 
@@ -162,6 +169,28 @@ impl Document {
         let json_ld = (0..r.count()?)
             .map(|_| r.str().map(str::to_owned))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut adoption_copies = Vec::new();
+        let mut previous: NodeId = 0;
+        for _ in 0..r.count()? {
+            let id = previous
+                .checked_add(r.number()?)
+                .filter(|&id| adoption_copies.is_empty() || id > previous);
+            let Some(id) = id.filter(|&id| {
+                matches!(
+                    nodes.get(id),
+                    Some(Node {
+                        data: NodeData::Element(_),
+                        ..
+                    })
+                )
+            }) else {
+                return Err(DecodeError(
+                    "an adoption copy that is no element, or out of order",
+                ));
+            };
+            adoption_copies.push(id);
+            previous = id;
+        }
         if !r.0.is_empty() {
             return Err(DecodeError("bytes after the document"));
         }
@@ -175,6 +204,7 @@ impl Document {
             attr_text,
             body,
             json_ld,
+            adoption_copies,
             truncated,
         })
     }

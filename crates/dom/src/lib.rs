@@ -192,6 +192,9 @@ pub struct Document {
     /// order: scripts are dropped from the tree, but this one is page
     /// metadata (schema.org JSON-LD), not code.
     json_ld: Vec<String>,
+    /// The elements that are the adoption agency's copies of a formatting
+    /// element, in node order ([`Document::adopted_rest`]).
+    adoption_copies: Vec<NodeId>,
     /// Whether the input was cut at `max_bytes`, nesting flattened at
     /// `max_depth`, the rest of a page nested far beyond `max_depth` cut
     /// when its parse ran out of budget, or the rest of the page cut at
@@ -589,6 +592,9 @@ impl Document {
                             if tag == local_name!("body") && body.is_none() {
                                 body = Some(id);
                             }
+                            if b.adoption_copy {
+                                doc.adoption_copies.push(id);
+                            }
                             let first_attr = doc.attrs.len() as u32;
                             for a in attrs {
                                 let start = doc.attr_text.len() as u32;
@@ -715,6 +721,34 @@ impl Document {
         self.attr_text
             .get(range.start as usize..range.end as usize)
             .unwrap_or("")
+    }
+
+    /// The end of formatting element `n`'s content when the HTML parser
+    /// moved it out of `n`: the copy of `n` inside `n`'s next sibling.
+    ///
+    /// Old layouts wrap a column's paragraphs in a `<font>` (or `<b>`, an
+    /// `<a>`…) and close it while the last `<p>` is still open:
+    /// `<font size=2><p>one<p>two</font>`. The parser's adoption agency
+    /// (HTML Standard, "adoption agency algorithm") then moves that open
+    /// block after the `<font>` and gives it a copy of the `<font>` holding
+    /// its content: `<font><p>one</p></font><p><font>two</font></p>`. The
+    /// copy holds exactly what stood inside `n` in the source, so a
+    /// selection of `n` includes it (libxml2, and so the portable XPath
+    /// evaluated with lxml, keeps `two` inside the `<font>`).
+    pub fn adopted_rest(&self, n: NodeId) -> Option<NodeId> {
+        if self.adoption_copies.is_empty() {
+            return None;
+        }
+        let block = self.nodes[n].end;
+        let copy = block + 1;
+        let next = self.nodes.get(block)?;
+        let fits = next.parent == self.nodes[n].parent
+            && self.element(block).is_some()
+            && copy < next.end
+            && self.adoption_copies.binary_search(&copy).is_ok()
+            && self.tag(copy) == self.tag(n)
+            && self.attrs(copy).eq(self.attrs(n));
+        fits.then_some(copy)
     }
 
     /// The raw text of a text node, `None` for an element.

@@ -45,6 +45,10 @@ pub(crate) struct BuildNode {
     pub vdepth: u32,
     /// For `<template>`: the node holding its contents.
     pub template_contents: u32,
+    /// The copy of a formatting element that the adoption agency put
+    /// inside the block it moved out of that element (see
+    /// `Document::adopted_rest`).
+    pub adoption_copy: bool,
 }
 
 impl BuildNode {
@@ -61,6 +65,7 @@ impl BuildNode {
             depth: 0,
             vdepth: 0,
             template_contents: NONE,
+            adoption_copy: false,
         }
     }
 }
@@ -410,6 +415,10 @@ impl TreeSink for Sink {
     }
 
     fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        // Only the adoption agency moves a node's children (into its copy
+        // of the formatting element being closed, html5ever's
+        // `tree_builder::adoption_agency`).
+        self.nodes.borrow_mut()[*new_parent as usize].adoption_copy = true;
         loop {
             let child = self.nodes.borrow()[*node as usize].first_child;
             if child == NONE {

@@ -601,3 +601,28 @@ fn assert_is_a_depth_first_tree(doc: &Document) {
         assert_eq!(sizes + 1, node.end - n);
     }
 }
+
+/// A `<font>` closed while its last paragraph is still open: the parser's
+/// adoption agency moves that paragraph after the `<font>`, with a copy of
+/// the `<font>` inside it, and `adopted_rest` finds the copy. The same
+/// shape written by an author is no copy, and its text stays apart.
+#[test]
+fn the_rest_the_adoption_agency_moves_out_of_a_formatting_element_is_found() {
+    let doc = parse(
+        "<body><div><font size=2><p>One.<p>Two.</font><br>After.</div>\
+         <div><font size=2><p>Three.</p></font><p><font size=2>Four.</font></p></div></body>",
+    );
+    let fonts: Vec<NodeId> = (0..doc.len()).filter(|&n| doc.tag(n) == "font").collect();
+    let [font, copy, written, inner] = fonts[..] else {
+        panic!("{fonts:?}");
+    };
+    assert_eq!(doc.inner_text(font), "One.");
+    assert_eq!(doc.tag(doc.node(copy).parent.unwrap()), "p");
+    assert_eq!(doc.inner_text(copy), "Two.");
+    assert_eq!(doc.adopted_rest(font), Some(copy));
+    assert_eq!(doc.inner_text(written), "Three.");
+    assert_eq!(doc.adopted_rest(written), None, "{}", doc.inner_text(inner));
+    assert_eq!(doc.adopted_rest(copy), None);
+    // The copies survive the document's bytes.
+    assert_eq!(round_trip(&doc).adopted_rest(font), Some(copy));
+}

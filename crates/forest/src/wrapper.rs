@@ -10,7 +10,8 @@ use crate::rank::{Pattern, Ranked};
 
 /// A learned wrapper. Applying it selects, on any page of its template,
 /// every element of its pattern that is not inside another match (as its
-/// XPath does, minus the nested ones).
+/// XPath does, minus the nested ones), each with the end of its content
+/// that the HTML parser moved out of it ([`Document::adopted_rest`]).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Wrapper {
     pub pattern: Pattern,
@@ -30,7 +31,7 @@ impl Wrapper {
     }
 
     /// The elements this wrapper selects on `doc`, in document order,
-    /// outermost only.
+    /// outermost only; a match's adopted rest follows it.
     pub fn apply(&self, doc: &Document) -> Vec<NodeId> {
         let body = doc.body();
         let levels = levels(doc);
@@ -44,6 +45,10 @@ impl Wrapper {
             {
                 out.push(n);
                 n = node.end; // skip the match's subtree
+                if let Some(rest) = doc.adopted_rest(out[out.len() - 1]) {
+                    out.push(rest);
+                    n = doc.node(rest).end;
+                }
             } else {
                 n += 1;
             }

@@ -1252,6 +1252,29 @@ mod tests {
         super::learn(&held, &[], &default_settings(), &backlog).unwrap()
     }
 
+    /// An old layout's column is a `<font>` closed while its last
+    /// paragraph is still open; html5ever's adoption agency moves that
+    /// paragraph out of it. A wrapper on the `<font>` still selects the
+    /// paragraph, as lxml's evaluation of its XPath on the raw page does.
+    #[test]
+    fn a_wrapper_on_a_font_column_keeps_the_paragraph_the_parser_moved_out() {
+        let page = corpus_page("big9", "big9-00007", 0);
+        let doc = &page.doc;
+        let last = "The launch of an iTunes-using phone has been promised";
+        let column = (0..doc.len())
+            .filter(|&n| doc.tag(n) == "font")
+            .find(|&n| doc.inner_text(n).contains("However, the huge success"))
+            .unwrap();
+        assert!(!doc.inner_text(column).contains(last));
+        let selected: String = wrapper_of(doc, column)
+            .apply(doc)
+            .into_iter()
+            .map(|n| doc.inner_text(n))
+            .collect();
+        assert!(selected.contains("However, the huge success"), "{selected}");
+        assert!(selected.contains(last), "{selected}");
+    }
+
     /// The wrapper learned from two real pages of one template agrees with
     /// the page-level path; a wrapper on their lists of related posts (a
     /// block each page has, different on each: what a two-page idf can
