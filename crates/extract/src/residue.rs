@@ -12,10 +12,11 @@
 //!   row…) at least `link_density` of whose text is link text is a link
 //!   list; a paragraph, which is prose even with links in it, only when
 //!   `paragraph_link_density` of its text is links.
-//! - **Labelled boxes.** A block element whose first text is template
-//!   residue (the box's label: "Also in Lifestyle", "New & Notable") and
-//!   at least half of `link_density` of whose text is links is a template
-//!   box of headlines with bylines and blurbs, unless it holds half of the
+//! - **Labelled boxes.** A block element whose first text is a box's
+//!   label, template residue ("Also in Lifestyle", "New & Notable") or a
+//!   heading that is one link ("More Africa stories", to the section), and
+//!   at least half of `link_density` of whose text is links is a box of
+//!   headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text outside links or more.
 //! - **Meta lines.** A block without blocks inside whose text outside links
 //!   is all template residue ("Posted in: &lt;News&gt; | <3> comments", "Tags:
@@ -181,6 +182,18 @@ impl Residue {
             self.common.contains(&collapse_whitespace(text))
         }
     }
+}
+
+/// The heading (`h1`–`h6`) whose text is all link text and holds text node
+/// `t`: a box's label that links to the section its teasers come from
+/// ("More Africa stories"). The heading is looked for within three levels
+/// above the text: the link, one inline element inside or around it
+/// (`<a><span>`, `<strong><a>`), the heading.
+fn linked_heading(doc: &Document, counts: &TextCounts, t: NodeId) -> Option<NodeId> {
+    doc.ancestors(t)
+        .take(3)
+        .find(|&a| matches!(doc.tag(a), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+        .filter(|&h| counts.link_chars(h) == counts.chars(h))
 }
 
 /// Whether `collapse_whitespace(text) == text`: no whitespace at the ends
@@ -450,9 +463,11 @@ pub struct Kept<'a> {
     counts: TextCounts,
     /// Characters of residue text, per node's subtree.
     residue_chars: Vec<u32>,
-    /// Whether a node's first text (in document order) is residue: the
-    /// template's label of a box ("Also in Lifestyle", "Most popular").
-    labelled_by_residue: Vec<bool>,
+    /// Whether a node's first text (in document order) is a box's label:
+    /// template residue ("Also in Lifestyle", "Most popular") or a heading
+    /// inside the node that is one link ("More Africa stories", to the
+    /// section its teasers come from).
+    labelled: Vec<bool>,
     /// Whether a node is a notice block ([`CleanOptions::notices`]).
     notice: Vec<bool>,
     /// The selection the kept nodes are read from.
@@ -493,7 +508,7 @@ impl<'a> Kept<'a> {
         let counts = TextCounts::of_subtrees(doc, &region);
         let chars = |n: NodeId| region_chars(doc, &region, &counts, n);
         let mut residue_chars = vec![0u32; doc.len()];
-        let mut labelled_by_residue = vec![false; doc.len()];
+        let mut labelled = vec![false; doc.len()];
         let mut notice = vec![false; doc.len()];
         for range in &region {
             // One pass, children before parents: the first non-blank text
@@ -501,6 +516,8 @@ impl<'a> Kept<'a> {
             // residue count is final once it is passed (a text has no
             // children), opens `n` when it lies inside it.
             let mut first = usize::MAX;
+            // The heading that `first` is the link text of, if any.
+            let mut first_heading = None;
             for n in range.clone().rev() {
                 if let Some(t) = doc.text(n) {
                     if options.residue && residue.contains(t) {
@@ -508,10 +525,12 @@ impl<'a> Kept<'a> {
                     }
                     if !t.trim().is_empty() {
                         first = n;
+                        first_heading = linked_heading(doc, &counts, n);
                     }
                 }
                 let end = doc.node(n).end;
-                labelled_by_residue[n] = first < end && residue_chars[first] > 0;
+                labelled[n] = first < end
+                    && (residue_chars[first] > 0 || first_heading.is_some_and(|h| h > n));
                 notice[n] = options.notices
                     && doc.element(n).is_some()
                     && counts.chars(n) <= NOTICE_CHARS
@@ -547,7 +566,7 @@ impl<'a> Kept<'a> {
             region,
             counts,
             residue_chars,
-            labelled_by_residue,
+            labelled,
             notice,
             roots: roots.to_vec(),
             drop_media_text,
@@ -757,14 +776,14 @@ impl<'a> Kept<'a> {
                 let dense = chars > 0
                     && share(links, chars) >= limit
                     && !(self.options.offsite_lists && self.is_offsite_list(n));
-                // A box that opens with a template label and is partly
+                // A box that opens with a label and is partly
                 // links ("Also in Lifestyle" + headlines, authors, blurbs)
                 // is the template's too, unless it holds most of the
                 // selection's prose, its text outside links (an article
                 // under a "Filed by" line, next to lists of headlines; a
                 // short post that opens with "via <link>").
                 let labelled_box = is_list_block(doc.tag(n))
-                    && self.labelled_by_residue[n]
+                    && self.labelled[n]
                     && share(links, chars) >= limit / 2.0
                     && self.root_of(n).is_some_and(|i| {
                         let root = self.roots[i];
@@ -908,6 +927,35 @@ mod tests {
             .find(|&n| pages[0].tag(n) == "div")
             .unwrap();
         assert!(clean_text(&pages[0], &[inner], &residue, &options).contains("Once Jones"));
+    }
+
+    /// A box headed by a heading that is one link ("More Africa stories",
+    /// to the section) and partly links goes, on a single page (no
+    /// residue); a part of the story under a linked heading stays: its
+    /// text is prose, not links.
+    #[test]
+    fn a_box_under_a_linked_heading_goes_a_linked_section_of_prose_stays() {
+        let story = "The story itself, told in words of its own at some length here.";
+        let page = doc(&format!(
+            "<body><div id=a><p>{story}</p><p>{story}</p>\
+             <div><h2><a href=/africa>More Africa stories</a></h2><ul>\
+             <li><h3><a href=/1>Pistorius must face conscience</a></h3>\
+             <p>His father says so, telling a newspaper after the athlete was freed on bail.</p></li><li><h3><a href=/2>Elections moved</a></h3></li>\
+             </ul></div>\
+             <div><h2><a href=/bg>Background</a></h2><p>{story}</p></div></div></body>"
+        ));
+        let text = clean_text(
+            &page,
+            &[first(&page, "div")],
+            &Residue::default(),
+            &CleanOptions::default(),
+        );
+        assert!(
+            !text.contains("Africa") && !text.contains("His father"),
+            "{text}"
+        );
+        assert!(text.contains("Background"), "{text}");
+        assert_eq!(text.matches(story).count(), 3, "{text}");
     }
 
     #[test]

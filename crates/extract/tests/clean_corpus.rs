@@ -70,6 +70,31 @@ fn a_copyright_notice_goes() {
     assert!(on.contains("bio-medical waste"), "the story stays");
 }
 
+/// bbc 2013: under the story, a box headed "More Europe stories", a heading
+/// that is one link (to the section), holds the section's headlines, the
+/// first with its blurb; the gold leaves the box out. Under half of the
+/// box's text is links, and its label is no template residue (it names the
+/// story's section): the linked heading alone marks it as a box of teasers.
+#[test]
+fn a_box_under_a_heading_linking_to_its_section_goes() {
+    let blurb = "As much as $30bn";
+    let (on, off, gold) = cleaned(
+        "big9",
+        "big9-00139",
+        "Jovica Stanisic and Franko Simatovic",
+        "More Europe stories",
+        |o| o.link_density = f64::INFINITY,
+    );
+    assert!(!gold.contains(blurb) && !gold.contains("More Europe stories"));
+    assert!(!on.contains(blurb), "the box must go: {on}");
+    assert!(!on.contains("More Europe stories"), "{on}");
+    assert!(off.contains(blurb), "without the link rules the box stays");
+    assert!(
+        on.contains("Jovica Stanisic and Franko Simatovic"),
+        "the story stays"
+    );
+}
+
 /// thecarconnection: the e-mail sign-up form ("We'll send you an email
 /// whenever there's new information…") and the price-quote request form
 /// sit among the review's blocks; the gold has neither.
