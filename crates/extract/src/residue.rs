@@ -776,13 +776,16 @@ impl<'a> Kept<'a> {
                 let dense = chars > 0
                     && share(links, chars) >= limit
                     && !(self.options.offsite_lists && self.is_offsite_list(n));
-                // A box that opens with a label and is partly
-                // links ("Also in Lifestyle" + headlines, authors, blurbs)
-                // is the template's too, unless it holds most of the
-                // selection's prose, its text outside links (an article
-                // under a "Filed by" line, next to lists of headlines; a
-                // short post that opens with "via <link>").
-                let labelled_box = is_list_block(doc.tag(n))
+                // A box that opens with a label and is partly links ("Also
+                // in Lifestyle" + headlines, authors, blurbs) is the
+                // template's too, unless it holds most of the selection's
+                // prose, its text outside links (an article under a "Filed
+                // by" line, next to lists of headlines; a short post that
+                // opens with "via <link>"). A link-density rule, off with
+                // it (a limit of 1.0 or more), though half that limit
+                // could still be met.
+                let labelled_box = limit < 1.0
+                    && is_list_block(doc.tag(n))
                     && self.labelled[n]
                     && share(links, chars) >= limit / 2.0
                     && self.root_of(n).is_some_and(|i| {
@@ -956,6 +959,24 @@ mod tests {
         );
         assert!(text.contains("Background"), "{text}");
         assert_eq!(text.matches(story).count(), 3, "{text}");
+        // With the link-density rules off, the rule is off too, even for
+        // a box that is all links.
+        let page = doc(&format!(
+            "<body><div id=a><p>{story}</p><div><h2><a href=/africa>More Africa stories</a></h2>\
+             <ul><li><a href=/2>Elections moved</a></li></ul></div></div></body>"
+        ));
+        let links_off = CleanOptions {
+            link_density: 2.0,
+            paragraph_link_density: 2.0,
+            ..CleanOptions::default()
+        };
+        let text = clean_text(
+            &page,
+            &[first(&page, "div")],
+            &Residue::default(),
+            &links_off,
+        );
+        assert!(text.contains("Elections moved"), "{text}");
     }
 
     #[test]
