@@ -35,7 +35,7 @@ use html5ever::{local_name, LocalName, TokenizerResult};
 
 pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
-pub use text::{collapse_whitespace, is_block};
+pub use text::{collapse_whitespace, is_block, is_heading};
 
 use sink::{BuildData, Sink, NONE};
 
@@ -742,8 +742,8 @@ impl Document {
         let block = self.nodes[n].end;
         let copy = block + 1;
         let next = self.nodes.get(block)?;
+        // `copy < next.end`: the block has children, so it is an element.
         let fits = next.parent == self.nodes[n].parent
-            && self.element(block).is_some()
             && copy < next.end
             && self.adoption_copies.binary_search(&copy).is_ok()
             && self.tag(copy) == self.tag(n)

@@ -61,6 +61,11 @@ pub fn is_block(tag: &str) -> bool {
     )
 }
 
+/// Whether an element is a section heading, `h1` to `h6`.
+pub fn is_heading(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
 /// Collapses runs of whitespace to one space and trims the ends.
 pub fn collapse_whitespace(s: &str) -> String {
     if s.is_ascii() {

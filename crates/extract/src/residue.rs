@@ -39,7 +39,7 @@ use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use canopy_dom::{collapse_whitespace, contains_any, is_block, Document, NodeId};
+use canopy_dom::{collapse_whitespace, contains_any, is_block, is_heading, Document, NodeId};
 
 use crate::TextCounts;
 
@@ -192,7 +192,7 @@ impl Residue {
 fn linked_heading(doc: &Document, counts: &TextCounts, t: NodeId) -> Option<NodeId> {
     doc.ancestors(t)
         .take(3)
-        .find(|&a| matches!(doc.tag(a), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+        .find(|&a| is_heading(doc.tag(a)))
         .filter(|&h| counts.link_chars(h) == counts.chars(h))
 }
 

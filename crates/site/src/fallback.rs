@@ -21,12 +21,8 @@
 //!
 //! A page without a confirmed heading keeps the union as it was.
 
-use canopy_dom::{Document, NodeId};
+use canopy_dom::{is_heading, Document, NodeId};
 use canopy_extract::TextCounts;
-
-fn is_heading(tag: &str) -> bool {
-    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-}
 
 pub use canopy_extract::outermost;
 

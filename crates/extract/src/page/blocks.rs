@@ -10,9 +10,7 @@
 //! menus and link lists, which cost more than they bring; going down leaves
 //! paragraphs out.
 
-use canopy_dom::{is_block, Document};
-
-use super::is_heading;
+use canopy_dom::{is_block, is_heading, Document};
 
 use crate::text_counts::non_white_chars;
 

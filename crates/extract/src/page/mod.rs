@@ -161,9 +161,5 @@ fn is_prose_block(tag: &str) -> bool {
     )
 }
 
-fn is_heading(tag: &str) -> bool {
-    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-}
-
 #[cfg(test)]
 mod tests;

@@ -1,10 +1,10 @@
 //! What goes from inside the selection.
 
-use canopy_dom::{Document, NodeId};
+use canopy_dom::{is_heading, Document, NodeId};
 
 use super::blocks::Blocks;
+use super::is_prose_block;
 use super::roles::Roles;
-use super::{is_heading, is_prose_block};
 
 /// Characters in paragraphs from which an article is written in
 /// paragraphs, and loose text beside them is not the article: three
