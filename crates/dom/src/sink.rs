@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
+use std::collections::{HashMap, HashSet};
 
 use html5ever::tendril::StrTendril;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
@@ -90,6 +91,12 @@ pub(crate) struct Sink {
     /// Attributes held by the build tree's elements (each reconstructed
     /// formatting element holds a copy of its attributes).
     attrs: Cell<usize>,
+    /// The attribute names of each element a later tag of its name added
+    /// attributes to (`<html>`, `<body>`: [`TreeSink::add_attrs_if_missing`]),
+    /// kept from its first such tag on: looking each new attribute up in
+    /// the element's list would cost a page of n such tags, or of one tag of
+    /// n attributes, n² comparisons.
+    attr_names: RefCell<HashMap<Handle, HashSet<QualName>>>,
 }
 
 /// Budget for [`Sink::deep_work`]: 2^28 stack-scan steps (about a second).
@@ -131,6 +138,7 @@ impl Sink {
             deadline,
             expired: Cell::new(false),
             attrs: Cell::new(0),
+            attr_names: RefCell::new(HashMap::new()),
         }
     }
 
@@ -401,8 +409,12 @@ impl TreeSink for Sink {
     fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
         let mut nodes = self.nodes.borrow_mut();
         if let BuildData::Element { attrs: existing } = &mut nodes[*target as usize].data {
+            let mut names = self.attr_names.borrow_mut();
+            let present = names
+                .entry(*target)
+                .or_insert_with(|| existing.iter().map(|e| e.name.clone()).collect());
             for attr in attrs {
-                if !existing.iter().any(|e| e.name == attr.name) {
+                if present.insert(attr.name.clone()) {
                     self.attrs.set(self.attrs.get() + 1);
                     existing.push(attr);
                 }

@@ -344,6 +344,34 @@ fn generated(rng: &mut fastrand::Rng) -> String {
     (0..n).map(|_| PIECES[rng.usize(..PIECES.len())]).collect()
 }
 
+/// A page of tags with many attributes (up to 3 × `DUPLICATE_SCAN_MAX`
+/// of the patch and more), drawn from a few names in both cases so that
+/// duplicates come before, at and after the point where the patch starts
+/// keeping a tag's names in a set.
+fn wide_tags(rng: &mut fastrand::Rng) -> String {
+    const NAMES: &[&str] = &[
+        "a", "B", "c", "id", "Class", "x-y", "data-k", "href", "é", "z",
+    ];
+    let mut page = String::new();
+    for _ in 0..rng.usize(1..6) {
+        page.push_str(if rng.bool() { "<div" } else { "</P" });
+        for _ in 0..rng.usize(0..60) {
+            page.push(' ');
+            page.push_str(NAMES[rng.usize(..NAMES.len())]);
+            if rng.bool() {
+                page.push_str(&rng.usize(..40).to_string());
+            }
+            match rng.usize(..3) {
+                0 => {}
+                1 => page.push_str("=v"),
+                _ => page.push_str("=\"q\""),
+            }
+        }
+        page.push_str(if rng.bool() { ">text" } else { "/>" });
+    }
+    page
+}
+
 fn main() {
     let mut files = Vec::new();
     for arg in std::env::args().skip(1) {
@@ -369,8 +397,14 @@ fn main() {
             failed += 1;
         }
     }
+    let wide_pages = 2_000;
+    for i in 0..wide_pages {
+        if !check(&format!("page of wide tags {i}"), &wide_tags(&mut rng)) {
+            failed += 1;
+        }
+    }
     println!(
-        "{} files and {generated_pages} generated pages and texts (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; languages: samples of each text): {failed} that differ",
+        "{} files, {generated_pages} generated pages and texts and {wide_pages} pages of wide tags (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; languages: samples of each text): {failed} that differ",
         files.len()
     );
     std::process::exit(i32::from(failed > 0));
