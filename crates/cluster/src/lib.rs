@@ -322,7 +322,9 @@ pub fn group_templates<S: Borrow<Signature>>(pages: &[S], threshold: f64) -> Vec
 /// `max_sample` of its pages evenly spaced in page order; every other page
 /// then joins the group whose pages it is on average most like, if at least
 /// `threshold`, and the pages like none are grouped the same way among
-/// themselves. Groups are numbered by their first page; the result depends
+/// themselves, until they have been compared with [`MAX_TEMPLATES_TRIED`]
+/// templates: each page still left is then a group of its own, so a page
+/// costs at most that many comparisons. Groups are numbered by their first page; the result depends
 /// only on the order of `pages`, not on the thread count. At most
 /// `max_sample` + 1024 signatures are loaded at once; an error
 /// only when `pages` cannot load them.
@@ -339,8 +341,18 @@ pub fn group_site_templates<S: SignatureSource + ?Sized>(
     let mut group = vec![UNGROUPED; pages.len()];
     let mut groups = 0;
     let mut left = all;
+    // Templates each page left has been compared with, in earlier rounds.
+    let mut tried = 0;
     // Each round groups its whole sample, so the rounds end.
     while !left.is_empty() {
+        if tried >= MAX_TEMPLATES_TRIED {
+            // Like none of that many templates: each its own group.
+            for i in left {
+                group[i] = groups;
+                groups += 1;
+            }
+            break;
+        }
         let sample = evenly_spaced(&left, max_sample);
         let signatures = pages.load(&sample)?;
         let labels = group_templates(&signatures, threshold);
@@ -367,9 +379,22 @@ pub fn group_site_templates<S: SignatureSource + ?Sized>(
             }
         }
         groups += templates.groups.len();
+        tried += templates.groups.len();
     }
     Ok(by_first_page(&group))
 }
+
+/// Templates a page of a large site is compared with, over all rounds of
+/// [`group_site_templates`], before it is left a template of its own. Each
+/// round compares every page left with each template its sample found, so
+/// a site whose pages share no template (every page a layout of its own: a
+/// spam host, generated markup) cost the square of its pages: 5,000 such
+/// pages took 6 s, 100,000 would take hours. A page like none of 1,024
+/// templates (five rounds of the default `cluster.max_group_pages`) is
+/// unlike the site's other pages; the page-level path it then gets is what
+/// a template of one page gets anyway. No site of the dev corpora has more
+/// than `max_group_pages` pages, so none is sampled.
+pub const MAX_TEMPLATES_TRIED: usize = 1024;
 
 /// Pages outside the sample whose signatures are read at once to join a
 /// group (≈ 3 KB each on the dev corpora).

@@ -96,3 +96,61 @@ fn pages_like_no_sampled_template_are_grouped_among_themselves() {
     let agree = agreeing(&exact, &sampled);
     assert!(agree >= 190, "{agree} of 200 pages keep their exact group");
 }
+
+/// A site's signatures that count how many are loaded: the work of
+/// grouping them, a comparison or so each.
+struct Counted<'a> {
+    pages: &'a [Signature],
+    loaded: std::sync::atomic::AtomicUsize,
+}
+
+impl canopy_cluster::SignatureSource for Counted<'_> {
+    fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    fn load(&self, indices: &[usize]) -> std::io::Result<Vec<std::borrow::Cow<'_, Signature>>> {
+        self.loaded
+            .fetch_add(indices.len(), std::sync::atomic::Ordering::Relaxed);
+        self.pages.load(indices)
+    }
+}
+
+#[test]
+fn a_site_of_pages_like_no_other_is_grouped_in_bounded_work() {
+    // Every page a layout of its own (no tag path in common): each round
+    // groups its sample into templates of one page, and no page joins them.
+    let n = 10_000;
+    let pages: Vec<Signature> = (0..n as u64)
+        .map(|i| Signature::from_hashes((i * 64..i * 64 + 40).collect()))
+        .collect();
+    let site = Counted {
+        pages: &pages,
+        loaded: Default::default(),
+    };
+    let max_sample = 100;
+    let labels = group_site_templates(&site, THRESHOLD, max_sample).unwrap();
+    assert_eq!(group_count(&labels), n, "each page a template of its own");
+    assert!(numbered_by_first_page(&labels));
+    // Each page is loaded once a round, and there are as many rounds as it
+    // takes to try MAX_TEMPLATES_TRIED templates (one per page sampled):
+    // without that bound, n / max_sample rounds.
+    let rounds = canopy_cluster::MAX_TEMPLATES_TRIED.div_ceil(max_sample);
+    let loaded = site.loaded.into_inner();
+    assert!(loaded <= rounds * n, "{loaded} signatures loaded");
+}
+
+#[test]
+fn a_large_site_of_real_templates_is_grouped_before_the_bound() {
+    // big9 fifty times over as one site (as scripts/bench_memory.sh's
+    // site10k): every page has 49 copies, so a page left a template of its
+    // own by the bound on templates tried would show.
+    let big9 = big9_signatures();
+    let pages: Vec<Signature> = (0..50).flat_map(|_| big9.iter().cloned()).collect();
+    let labels = group_site_templates(&pages[..], THRESHOLD, 200).unwrap();
+    let mut sizes = vec![0usize; group_count(&labels)];
+    for &l in &labels {
+        sizes[l] += 1;
+    }
+    assert!(sizes.iter().all(|&s| s >= 50), "{sizes:?}");
+}
