@@ -811,6 +811,45 @@ fn unclosed_formatting_elements_before_many_paragraphs() {
     assert!(peak < PAGE_MEMORY_BOUND, "peak RSS {peak} bytes");
 }
 
+/// Regression: a site was held parsed whole up to `run.max_resident_pages`
+/// (1000) pages whatever they weighed, and a parsed page of dense markup
+/// weighs ≈ 12 times its HTML: 1000 pages of a million bytes of `<p>x</p>`
+/// on one host held 12 GB. A site of more HTML than
+/// `run.max_resident_bytes` now waits on disk, and its clusters learn from
+/// no more HTML than that. Here 100 such pages (1.3 GB held whole) against
+/// a bound of 16 MiB; the default bound (128 MiB) is the same mechanism.
+#[test]
+fn a_site_of_heavy_pages_is_not_held_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("heavy.warc");
+    let mut warc = Vec::new();
+    for p in 0..100u32 {
+        let body = format!(
+            "<html><head><title>Heavy {p}</title></head><body><div>{}</div></body></html>",
+            format!("<p>x{p}</p>").repeat(100_000)
+        );
+        warc.extend(response(
+            p + 1,
+            &format!("http://heavy.example/{p:03}"),
+            HTML_HEAD,
+            body.as_bytes(),
+        ));
+    }
+    std::fs::write(&path, warc).unwrap();
+    let config = tmp.path().join("heavy.toml");
+    std::fs::write(&config, "[run]\nmax_resident_bytes = 16777216\n").unwrap();
+    let r = run(
+        &[&path],
+        &tmp.path().join("out"),
+        &["--config", config.to_str().unwrap(), "--threads", "2"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    check_contract(&r, "heavy site");
+    assert_eq!(r.articles().len(), 100);
+    let peak = peak_rss_of_waited_runs();
+    assert!(peak < PAGE_MEMORY_BOUND, "peak RSS {peak} bytes");
+}
+
 #[test]
 fn page_of_50_mb() {
     let tmp = tempfile::tempdir().unwrap();

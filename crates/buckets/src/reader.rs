@@ -19,6 +19,10 @@ pub struct Entry {
     pub feed: bool,
     pub offset: u64,
     pub len: u64,
+    /// A page's HTML bytes, decoded (0 for a feed item, and in an index
+    /// written before it was recorded): what a site's pages weigh, known
+    /// before they are read.
+    pub html: u64,
     /// A page's deduplication keys (none for a feed item).
     pub keys: Option<PageKeys>,
 }
@@ -30,6 +34,8 @@ struct IndexLine {
     feed: bool,
     offset: u64,
     len: u64,
+    #[serde(default)]
+    html: u64,
     #[serde(default)]
     keys: Option<PageKeys>,
 }
@@ -74,6 +80,7 @@ pub fn read_bucket_index(
                 feed: l.feed,
                 offset: l.offset,
                 len: l.len,
+                html: l.html,
                 keys: l.keys,
             });
         }

@@ -21,6 +21,10 @@ struct IndexLine<'a> {
     feed: bool,
     offset: u64,
     len: u64,
+    /// A page's HTML bytes, decoded (none for a feed item): what a site's
+    /// pages weigh before they are read back (`Entry::html`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     keys: Option<PageKeys>,
 }
@@ -133,33 +137,37 @@ impl RankWriter {
         type Encoded = (
             String,
             InputPos,
-            bool,
+            Option<u64>,
             Option<PageKeys>,
             io::Result<Vec<u8>>,
         );
         let frames: Vec<Encoded> = records
             .into_par_iter()
             .map(|(site, record, keys)| {
-                let (pos, feed) = (record.pos, matches!(record.item, Item::Feed(_)));
+                let html = match &record.item {
+                    Item::Page(page) => Some(page.html.len() as u64),
+                    Item::Feed(_) => None,
+                };
                 (
                     site,
-                    pos,
-                    feed,
+                    record.pos,
+                    html,
                     keys,
                     crate::frame::encode(record, compress),
                 )
             })
             .collect();
-        for (site, pos, feed, keys, frame) in frames {
+        for (site, pos, html, keys, frame) in frames {
             let frame = frame?;
             let bucket = bucket_of(&site, self.buckets);
             let file = self.open(bucket)?;
             let line = IndexLine {
                 site: &site,
                 pos,
-                feed,
+                feed: html.is_none(),
                 offset: file.offset,
                 len: frame.len() as u64,
+                html,
                 keys,
             };
             let open = file.open.as_mut().expect("open() opens it");

@@ -366,7 +366,8 @@ fn extract_sites(
                 let budget = AHEAD_RECORDS_PER_THREAD * rayon::current_num_threads();
                 let work = |(site, entries): &(String, Vec<Entry>), backlog: &Backlog| {
                     let pages = entries.iter().filter(|e| !e.feed).count();
-                    let out = if settings.holds(pages) {
+                    let html = entries.iter().map(|e| e.html).sum();
+                    let out = if settings.holds(pages, html) {
                         let (pages, feeds) = site_input(load(reader, entries, backlog)?);
                         process_site(site, SiteInput::Records(pages), &feeds, settings, backlog)?
                     } else {

@@ -107,6 +107,7 @@ fn leave_out_duplicates(
             feed: false,
             offset: seq as u64,
             len: 0,
+            html: page.html.len() as u64,
             keys: Some(dedup::page_keys(page)),
         })
         .collect();

@@ -176,6 +176,8 @@ pub struct RunConfig {
     pub page_budget_ms: u64,
     /// Most pages of one site held parsed at once; 0: all.
     pub max_resident_pages: usize,
+    /// Most bytes of HTML of one site held parsed at once; 0: no bound.
+    pub max_resident_bytes: u64,
     /// Renderings of each article in `articles.jsonl` (`text` is always
     /// written), and `parquet`: `articles.parquet` too.
     pub formats: Vec<Format>,

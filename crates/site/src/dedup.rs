@@ -277,6 +277,7 @@ mod tests {
             feed: false,
             offset: u64::from(seq) * 100,
             len: 100,
+            html: body.len() as u64,
             keys: Some(PageKeys {
                 url: PageKeys::hash(canopy_ingest::dedup_url(url).as_bytes()),
                 date,

@@ -1,5 +1,6 @@
 //! A site's parsed pages: held together for a site of at most
-//! `run.max_resident_pages` pages; for a larger one, written to a temporary
+//! `run.max_resident_pages` pages and `run.max_resident_bytes` of HTML; for
+//! a larger one, written to a temporary
 //! file as they are parsed and read back a chunk at a time as each step
 //! needs them. A parsed page costs ≈ 136 KB in memory
 //! (docs/performance.md, "Memory"), so a site of many thousand pages held
@@ -29,6 +30,10 @@ use crate::spanfile::{Span, SpanFile, SpanWriter};
 /// temporary file, their DOMs until each step is done with them.
 const READ_CHUNK: usize = 128;
 
+/// Fewest pages a large site's cluster learns from, whatever they weigh:
+/// Forest compares sibling pages, two at least.
+const MIN_LEARNING_PAGES: usize = 2;
+
 /// What the site steps read of every page without its DOM: its signature
 /// and its `WARC-Date`.
 fn signature_and_date(page: &Page<'_>) -> (Signature, Option<String>) {
@@ -50,6 +55,9 @@ pub struct SitePages<'f> {
     /// Each page's `WARC-Date`: the latest of a cluster's is its wrapper's
     /// learn date.
     pub dates: Vec<Option<String>>,
+    /// Each page's bytes of HTML, for a large site: what bounds the pages
+    /// learning holds parsed together ([`SitePages::learning`]).
+    html: Vec<u64>,
     source: Source<'f>,
     feeds: &'f HashMap<String, FeedItem>,
     settings: &'f SiteSettings,
@@ -83,6 +91,7 @@ impl<'f> SitePages<'f> {
         SitePages {
             signatures: SiteSignatures::Held(signatures),
             dates,
+            html: Vec::new(),
             source: Source::Held(pages),
             feeds,
             settings,
@@ -115,20 +124,21 @@ impl<'f> SitePages<'f> {
             let parsed = backlog.map(chunk.iter().zip(frames), |(entry, frame)| {
                 let record = page_record(reader.decode(entry, &frame)?)?;
                 drop(frame);
+                let html = record.html.len() as u64;
                 io::Result::Ok(parse(record, feeds, settings).map(|page| {
                     let key = (page.record.url.clone(), page.record.record_id.clone());
                     let bytes = crate::page_codec::encode(&page);
-                    (key, bytes, signature_and_date(&page))
+                    (key, bytes, signature_and_date(&page), html)
                 }))
             });
             for page in parsed {
                 match page? {
-                    Ok((key, bytes, (signature, date))) => {
+                    Ok((key, bytes, (signature, date), html)) => {
                         let at = page_file.write(&bytes?)?;
                         signature_bytes.clear();
                         signature.encode(&mut signature_bytes);
                         let signature_at = signature_file.write(&signature_bytes)?;
-                        pages.push((key, at, signature_at, date));
+                        pages.push((key, at, signature_at, date, html));
                     }
                     Err(reject) => rejects.push(*reject),
                 }
@@ -140,14 +150,17 @@ impl<'f> SitePages<'f> {
         let mut spans = Vec::with_capacity(pages.len());
         let mut signature_spans = Vec::with_capacity(pages.len());
         let mut dates = Vec::with_capacity(pages.len());
-        for (_, at, signature_at, date) in pages {
+        let mut html = Vec::with_capacity(pages.len());
+        for (_, at, signature_at, date, bytes) in pages {
             spans.push(at);
             signature_spans.push(signature_at);
             dates.push(date);
+            html.push(bytes);
         }
         Ok(SitePages {
             signatures: SiteSignatures::Spilled(signature_file.finish()?, signature_spans),
             dates,
+            html,
             source: Source::Spilled(page_file.finish()?, spans),
             feeds,
             settings,
@@ -161,7 +174,9 @@ impl<'f> SitePages<'f> {
 
     /// The pages among `members` that learning reads: all of them when the
     /// pages are held, else at most `forest.max_learn_pages` evenly spaced,
-    /// and never more than `run.max_resident_pages`.
+    /// never more than `run.max_resident_pages` and, as far as two pages
+    /// allow, no more HTML than `run.max_resident_bytes`: learning holds
+    /// them parsed together, as a site held whole is.
     pub fn learning(&self, members: &[usize]) -> Vec<usize> {
         match self.source {
             Source::Held(_) => members.to_vec(),
@@ -175,7 +190,20 @@ impl<'f> SitePages<'f> {
                 } else {
                     learn.min(resident)
                 };
-                evenly_spaced(members, max)
+                let budget = self.settings.max_resident_bytes;
+                let mut sample = evenly_spaced(members, max);
+                loop {
+                    let html: u64 = sample.iter().map(|&i| self.html[i]).sum();
+                    if budget == 0 || html <= budget || sample.len() <= MIN_LEARNING_PAGES {
+                        return sample;
+                    }
+                    // As many pages as the budget holds at the sample's mean
+                    // size, and one fewer at least, so the loop ends.
+                    let fitting =
+                        (sample.len() as u128 * u128::from(budget) / u128::from(html)) as usize;
+                    let fewer = fitting.clamp(MIN_LEARNING_PAGES, sample.len() - 1);
+                    sample = evenly_spaced(members, fewer);
+                }
             }
         }
     }

@@ -55,6 +55,10 @@ pub struct SiteSettings {
     /// parsed pages are read back from disk as each step needs them
     /// (`SitePages`).
     pub max_resident_pages: usize,
+    /// Most bytes of HTML of a site held parsed together (0: no bound):
+    /// a parsed page weighs more than its HTML, and a site of a few large
+    /// pages can weigh more than thousands of ordinary ones.
+    pub max_resident_bytes: u64,
     pub top_k: usize,
     pub signifiers: SignifierSource,
     pub clean: CleanOptions,
@@ -162,6 +166,7 @@ impl SiteSettings {
             max_group_pages: config.cluster.max_group_pages,
             max_learn_pages: config.forest.max_learn_pages,
             max_resident_pages: config.run.max_resident_pages,
+            max_resident_bytes: config.run.max_resident_bytes,
             top_k: config.signifiers.top_k,
             signifiers,
             clean: CleanOptions {
@@ -224,9 +229,11 @@ impl SiteSettings {
         }
     }
 
-    /// Whether a site of `pages` pages is held parsed whole.
-    pub fn holds(&self, pages: usize) -> bool {
-        self.max_resident_pages == 0 || pages <= self.max_resident_pages
+    /// Whether a site of `pages` pages and `html` bytes of HTML is held
+    /// parsed whole.
+    pub fn holds(&self, pages: usize, html: u64) -> bool {
+        (self.max_resident_pages == 0 || pages <= self.max_resident_pages)
+            && (self.max_resident_bytes == 0 || html <= self.max_resident_bytes)
     }
 
     /// Whether a method reads a page's siblings (BlockExtractor).

@@ -4,7 +4,8 @@
 //! Sites are independent, so `run` hands them to rayon; inside a site,
 //! pages are parsed and extracted in parallel, the template grouping runs in
 //! the site's task, then its clusters in parallel. A site of more than
-//! `run.max_resident_pages` pages is not held parsed whole: its parsed
+//! `run.max_resident_pages` pages, or of more HTML than
+//! `run.max_resident_bytes`, is not held parsed whole: its parsed
 //! pages wait in a temporary file and are read back as each step needs
 //! them ([`SitePages`]), and its articles wait in another
 //! ([`ArticleSpill`]).
@@ -46,7 +47,8 @@ use crate::spill::{ArticleSink, ArticleSpill};
 use crate::title::clean_title;
 
 /// A site's page records: all of them (sorted by URL), or, for a site of
-/// more than `run.max_resident_pages` pages, their bucket entries, read
+/// more than `run.max_resident_pages` pages or `run.max_resident_bytes`
+/// of HTML, their bucket entries, read
 /// and parsed a chunk at a time (`SitePages::read`), and the folder its
 /// parsed pages and articles wait in ([`ArticleSpill`]).
 pub enum SiteInput<'r> {

@@ -1,6 +1,6 @@
 //! A temporary file of byte strings, written one after another and read
-//! back by where each one is: how a site of more than
-//! `run.max_resident_pages` pages keeps its pages' signatures
+//! back by where each one is: how a site too large to hold parsed
+//! (`run.max_resident_pages`, `run.max_resident_bytes`) keeps its pages' signatures
 //! ([`crate::signatures`]) and parsed pages ([`crate::pages`]) out of
 //! memory. The file is unlinked from the start where the file system
 //! allows it (`tempfile::tempfile_in`), so a killed run leaves nothing

@@ -2,7 +2,8 @@
 //!
 //! A bucket's outputs are sorted by (site, cluster, URL), so a site's
 //! articles are written once the sites before it are, and are held until
-//! then. For a large site (more than `run.max_resident_pages` pages, whose
+//! then. For a large site (more than `run.max_resident_pages` pages or
+//! `run.max_resident_bytes` of HTML, whose
 //! parsed pages wait on disk, [`crate::pages`]) that would grow with the
 //! site (≈ 5 KB a page as JSON on the dev corpora, twice that with
 //! `--format html`), so its clusters write their
