@@ -13,7 +13,7 @@
 //! WORK/rejects/rank-RRRRR.jsonl           the rank's rejects, sorted
 //! WORK/bucket-KKKKK/rank-RRRRR.data       records, one LZ4 frame each (`frame.rs`)
 //! WORK/bucket-KKKKK/rank-RRRRR.index.jsonl  site, input position, offset, length of each,
-//!                                         a page's deduplication keys ([`PageKeys`])
+//!                                         a page's HTML bytes and deduplication keys ([`PageKeys`])
 //! OUT/buckets/bucket-KKKKK/{articles.jsonl,wrappers.jsonl,summary.csv,rejects.jsonl,
 //!                           duplicates.jsonl,done.json}
 //! ```
