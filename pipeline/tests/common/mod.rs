@@ -168,6 +168,17 @@ impl Run {
     pub fn comparable(&self, name: &str) -> Vec<u8> {
         comparable(&self.out, name)
     }
+    /// This run's peak resident memory in bytes, as its `stats.json`
+    /// measured it: its own, not that of other runs the test process
+    /// waited for (`RUSAGE_CHILDREN` is the largest of them all, so a test
+    /// running beside a heavy one would read the heavy one's peak).
+    pub fn peak_memory(&self) -> u64 {
+        let text = std::fs::read_to_string(self.out.join("stats.json")).unwrap();
+        let stats: serde_json::Value = serde_json::from_str(&text).unwrap();
+        stats["measured"]["peak_memory_bytes"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{}/stats.json: no peak memory", self.out.display()))
+    }
 }
 
 /// `canopy run INPUTS --out OUT EXTRA`, timed, whatever its exit code.
