@@ -53,7 +53,7 @@ pub use page::{
 pub use r4::{r4, r4_without_post_process};
 pub use residue::{clean_selection, clean_text, CleanOptions, Kept, Residue};
 pub use sigfeed::sigfeed;
-pub use text_counts::TextCounts;
+pub use text_counts::{is_cjk, TextCounts};
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};
 #[doc(hidden)]
 pub use wlr::{wlr_with, Relevance};

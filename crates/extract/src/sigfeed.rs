@@ -52,14 +52,11 @@
 
 use canopy_dom::{Document, NodeData, NodeId};
 
+use crate::is_cjk;
+
 /// Whether an element is a block for Sigfeed (see the module doc).
 fn is_div_like(tag: &str) -> bool {
     matches!(tag, "div" | "article" | "section" | "main" | "td")
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
 }
 
 /// Calls `f` on every lowercase word of `text`.

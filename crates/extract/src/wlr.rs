@@ -96,6 +96,8 @@ use std::str::FromStr;
 
 use canopy_dom::{Document, NodeData, NodeId};
 
+use crate::is_cjk;
+
 /// Which ratio drives the method (paper §2 and §5, Tables 1–4).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum WlrVariant {
@@ -239,18 +241,6 @@ fn static_position(doc: &Document, id: NodeId) -> bool {
             }
         })
     })
-}
-
-/// Han, Hiragana and Katakana: one word per character.
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF      // Hiragana, Katakana
-        | 0x31F0..=0x31FF    // Katakana phonetic extensions
-        | 0x3400..=0x4DBF    // CJK extension A
-        | 0x4E00..=0x9FFF    // CJK unified ideographs
-        | 0xF900..=0xFAFF    // CJK compatibility ideographs
-        | 0xFF66..=0xFF9F    // half-width Katakana
-        | 0x20000..=0x2FFFF) // CJK extensions B–F, compatibility supplement
 }
 
 /// Words (`w(n)`, Def. 3.3) and non-whitespace characters of a text.

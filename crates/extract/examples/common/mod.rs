@@ -9,10 +9,7 @@
 
 use std::collections::HashSet;
 
-/// Whether `c` is a CJK character (kana or ideograph): a token by itself.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
-}
+pub use canopy_extract::is_cjk;
 
 /// The tokens of `s`: lowercase alphanumeric runs, each CJK character alone.
 pub fn tokens(s: &str) -> Vec<String> {

@@ -32,12 +32,26 @@ fn dom_options() -> DomOptions {
 /// (no template residue: a single page has no siblings); white space
 /// collapsed.
 fn article(corpus: &str, id: &str) -> String {
+    article_of(&page_html(corpus, id), true)
+}
+
+/// A corpus page's HTML, decoded as UTF-8.
+fn page_html(corpus: &str, id: &str) -> String {
     let path = canopy_test_support::corpora().join(format!("{corpus}/html/{id}.html"));
-    let bytes = std::fs::read(&path).unwrap();
-    let doc = Document::parse(&String::from_utf8_lossy(&bytes), &dom_options());
+    String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned()
+}
+
+/// [`article`] of a page's HTML; the heading confirmed by `og:title` too
+/// when `og` is set, else by `<title>` alone.
+fn article_of(html: &str, og: bool) -> String {
+    let doc = Document::parse(html, &dom_options());
     let title = doc.title();
-    let og = doc.meta("og:title").unwrap_or(&title).to_string();
-    let heading = canopy_metadata::page_heading(&doc, &[&og, &title]);
+    let og_title = doc
+        .meta("og:title")
+        .filter(|_| og)
+        .unwrap_or(&title)
+        .to_string();
+    let heading = canopy_metadata::page_heading(&doc, &[&og_title, &title]);
     let prior = shipped_prior();
     let selection = page(
         &doc,
@@ -454,4 +468,123 @@ fn furniture_inside_a_wrappers_selection_goes() {
     let text = clean(&furniture);
     assert!(!text.contains("Further Reading"), "{text}");
     assert!(text.contains("A brief history of Gran Turismo"), "{text}");
+}
+
+/// `html` as if its language were written in Chinese characters: every
+/// word of its text (a run of letters and digits) becomes ⌈letters ÷ 3⌉
+/// ideographs, the same ones for the same word, and the white space
+/// between two words goes. Tags, attributes, entities, comments, scripts
+/// and styles stay as they are.
+fn cjk_shaped(html: &str) -> String {
+    let starts = |rest: &str, prefix: &str| {
+        rest.get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    };
+    // The length of `rest` up to the end of the first `end` in it (ASCII
+    // lowercasing keeps every byte's offset), or all of it.
+    let through = |rest: &str, end: &str| {
+        let lower = rest.to_ascii_lowercase();
+        lower.find(end).map_or(rest.len(), |i| i + end.len())
+    };
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(c) = rest.chars().next() {
+        let opaque = if rest.starts_with("<!--") {
+            through(rest, "-->")
+        } else if starts(rest, "<script") {
+            through(rest, "</script>")
+        } else if starts(rest, "<style") {
+            through(rest, "</style>")
+        } else if c == '<' {
+            rest.find('>').map_or(rest.len(), |i| i + 1)
+        } else if c == '&' {
+            rest.find(';').filter(|&i| i < 12).map_or(1, |i| i + 1)
+        } else {
+            0
+        };
+        let (kept, after) = rest.split_at(opaque);
+        out.push_str(kept);
+        let text_end = after.find(['<', '&']).unwrap_or(after.len());
+        let (text, after) = after.split_at(text_end);
+        out.push_str(&cjk_text(text));
+        rest = after;
+    }
+    out
+}
+
+/// A text as [`cjk_shaped`] writes it.
+fn cjk_text(text: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let mut space = String::new();
+    let flush = |word: &mut String, space: &mut String, out: &mut String| {
+        if word.is_empty() {
+            return;
+        }
+        // White space between two words goes.
+        if !out.ends_with(|c: char| crate::is_cjk(c)) {
+            out.push_str(space);
+        }
+        space.clear();
+        let mut h: u32 = 0x811c_9dc5;
+        for b in word.to_lowercase().bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        for i in 0..word.chars().count().div_ceil(3) as u32 {
+            let k = h.rotate_left(7 * i).wrapping_add(i) % 0x5000;
+            out.push(char::from_u32(0x4E00 + k).unwrap());
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut space, &mut out);
+            if c.is_whitespace() {
+                space.push(c);
+            } else {
+                out.push_str(&space);
+                space.clear();
+                out.push(c);
+            }
+        }
+    }
+    flush(&mut word, &mut space, &mut out);
+    out.push_str(&space);
+    out
+}
+
+/// A page written in Chinese characters weighs what its translation in
+/// letters does: each CJK character counts three letters
+/// (`text_counts::CJK_CHAR_WEIGHT`). Counted as one, a post of short
+/// paragraphs lost to a sidebar's one long block, or a section of the
+/// article to a box beside it. Each page here, rewritten by
+/// [`cjk_shaped`], keeps the `with` snippets its original's article holds.
+#[test]
+fn a_page_in_chinese_characters_keeps_its_article() {
+    for id in [
+        "trafbench-00038",
+        "trafbench-00096",
+        "trafbench-00209",
+        "trafbench-00240",
+        "trafbench-00321",
+        "trafbench-00331",
+    ] {
+        let html = page_html("trafbench", id);
+        let original = article_of(&html, true);
+        let shaped: String = article_of(&cjk_shaped(&html), false)
+            .split_whitespace()
+            .collect();
+        for snippet in snippets(id).0 {
+            if !original.contains(&snippet) {
+                continue;
+            }
+            let want: String = cjk_text(&snippet).split_whitespace().collect();
+            assert!(
+                shaped.contains(&want),
+                "{id}: {snippet:?} ({want}) missing from {shaped}"
+            );
+        }
+    }
 }
