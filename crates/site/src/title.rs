@@ -1,8 +1,16 @@
 //! The article's title: the page's `og:title` or `<title>`, without the
 //! site name that CMSs add to it.
 
+use canopy_extract::is_cjk;
+
 /// Separators CMSs put between a headline and the site's name.
 const SEPARATORS: &[&str] = &[" | ", " - ", " — ", " – ", " :: ", " « ", " » ", ": "];
+
+/// Separators that titles in Chinese and Japanese write without spaces
+/// ("标题-新华网", "标题_新浪网", "NEWS WEB EASY|子ども…"). They separate
+/// only beside a CJK character, so that "COVID-19" and "snake_case" stay
+/// whole.
+const UNSPACED_SEPARATORS: &[char] = &['|', '｜', '_', '-', '－', '—', '–'];
 
 fn normalized(s: &str) -> String {
     s.chars()
@@ -18,9 +26,30 @@ fn segments(title: &str) -> Vec<&str> {
     }
     parts
         .into_iter()
+        .flat_map(split_unspaced)
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+/// `part` split at each of [`UNSPACED_SEPARATORS`] that stands beside a
+/// CJK character.
+fn split_unspaced(part: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = part.char_indices().collect();
+    let cjk_at = |i: Option<usize>| {
+        i.and_then(|i| chars.get(i))
+            .is_some_and(|&(_, c)| is_cjk(c))
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        if UNSPACED_SEPARATORS.contains(&c) && (cjk_at(i.checked_sub(1)) || cjk_at(Some(i + 1))) {
+            out.extend(part.get(start..at));
+            start = at + c.len_utf8();
+        }
+    }
+    out.extend(part.get(start..));
+    out
 }
 
 /// The site's name as it would appear in a title: the longest label of the
@@ -98,6 +127,38 @@ mod tests {
             clean_title("Plain headline", "example.com", &[]),
             "Plain headline"
         );
+    }
+
+    #[test]
+    fn unspaced_separators_split_beside_cjk_characters() {
+        // trafbench-00040's and trafbench-00486's titles.
+        assert_eq!(
+            clean_title(
+                "武汉的声音：有英勇的你，才有英雄的城！-新华网",
+                "xinhuanet.com",
+                &[]
+            ),
+            "武汉的声音：有英勇的你，才有英雄的城！"
+        );
+        assert_eq!(
+            clean_title(
+                "NEWS WEB EASY|子どもへの体罰を禁止する法律ができる",
+                "nhk.or.jp",
+                &[]
+            ),
+            "子どもへの体罰を禁止する法律ができる"
+        );
+        assert_eq!(
+            clean_title("长江大桥今日通车_新闻频道_新浪网", "sina.com.cn", &[]),
+            "长江大桥今日通车"
+        );
+        // Between letters they are part of words.
+        for title in [
+            "COVID-19 cases fall in May",
+            "snake_case or camelCase|which",
+        ] {
+            assert_eq!(clean_title(title, "example.com", &[]), title);
+        }
     }
 
     #[test]
