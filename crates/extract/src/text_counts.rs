@@ -95,7 +95,7 @@ impl TextCounts {
 /// five letters; a Chinese word is one or two characters, and translators'
 /// rates put 1,000 Chinese characters at 600–700 English words, about
 /// 3,000–3,500 letters. Unweighted, a Chinese paragraph counted a third of
-/// its translation, and short posts lost to the comments below them.
+/// its translation against those bounds.
 /// Measured with `scripts/cjk_shape.py` (trafbench's pages with each word
 /// written as ⌈letters ÷ r⌉ ideographs and no spaces, for r = 2, 3, 4:
 /// Japanese-like to Chinese-like): of the 1,320 `with` snippets the
