@@ -88,10 +88,14 @@ fn confirmed(
     // A heading inside the title must be most of it: a short one is the
     // title's site or blog name ("Today, I only care… | Peter Shankman"
     // and an `<h1>` "PETER SHANKMAN").
+    // Halves in characters: in bytes, a Greek or Chinese heading inside a
+    // title that ends in a Latin site name weighed two or three times its
+    // share.
+    let chars = |s: &str| s.chars().count();
     let confirmed = || {
         candidates.iter().copied().find(|(_, n)| {
             titles.iter().any(|t| {
-                (t.contains(n.as_str()) && 2 * n.len() >= t.len()) || n.contains(t.as_str())
+                (t.contains(n.as_str()) && 2 * chars(n) >= chars(t)) || n.contains(t.as_str())
             })
         })
     };
@@ -155,6 +159,25 @@ mod tests {
         );
         assert_eq!(page_heading(&doc, &["Blog"]), None);
         assert_eq!(page_heading(&doc, &["Venus probe lands safely"]), None);
+    }
+
+    /// "At least half of the title" is counted in characters: the site's
+    /// name in Greek (two bytes a letter) is a third of the title's
+    /// characters and more than half of its bytes.
+    #[test]
+    fn half_the_title_is_counted_in_characters() {
+        let doc = Document::parse(
+            "<body><h1>Η Καθημερινή Ειδήσεις</h1><p>Text.</p></body>",
+            &DomOptions::default(),
+        );
+        let title = "Greek economy grows again this year | Η Καθημερινή Ειδήσεις";
+        assert_eq!(page_heading(&doc, &[title]), None);
+        let doc = Document::parse(
+            "<body><h1>Η ελληνική οικονομία αναπτύσσεται</h1><p>Text.</p></body>",
+            &DomOptions::default(),
+        );
+        let title = "Η ελληνική οικονομία αναπτύσσεται | Kathimerini";
+        assert_eq!(page_heading(&doc, &[title]), Some(first(&doc, "h1")));
     }
 
     /// A short headline equal to the cleaned title is confirmed; inside a
