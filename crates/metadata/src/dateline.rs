@@ -11,10 +11,12 @@ use regex::{Captures, Regex};
 /// and Spanish (the languages of the corpora's pages, trafbench's German
 /// first among them), full names and the usual abbreviations (an
 /// abbreviation may end with a dot). Names are matched ignoring case.
-/// Numeric dates are read in the two unambiguous forms only: ISO
-/// `2012-07-02` / `2012/07/02` and the dotted European `02.07.2012`;
-/// `07/02/2012` is July 2nd in the US and 7 February elsewhere, and is not
-/// read.
+/// Numeric dates are read in the unambiguous forms only: ISO
+/// `2012-07-02` / `2012/07/02`, the dotted European `02.07.2012`, and the
+/// Chinese, Japanese and Korean `2012年7月2日` / `2012년 7월 2일` (year,
+/// month and day each followed by its character, in every language written
+/// with them); `07/02/2012` is July 2nd in the US and 7 February
+/// elsewhere, and is not read.
 ///
 /// | month | English | German | French | Spanish |
 /// |---|---|---|---|---|
@@ -136,7 +138,11 @@ static TEXT_DATE: LazyLock<Regex> = LazyLock::new(|| {
         .map(|p| format!("(?:{p})"))
         .collect::<Vec<_>>()
         .join("|");
-    Regex::new(&format!(r"(?i)\b(?:{alternatives})\b")).expect("valid date pattern")
+    // Outside the word boundaries: a Han character before or after the
+    // date is a word character too ("于2012年7月2日发布").
+    let cjk =
+        format!(r"(?P<y5>{year})\s*[年년]\s*(?P<m5>[01]?\d)\s*[月월]\s*(?P<d5>[0-3]?\d)\s*[日일]");
+    Regex::new(&format!(r"(?i)\b(?:{alternatives})\b|{cjk}")).expect("valid date pattern")
 });
 
 fn date_of(c: &Captures<'_>) -> Option<NaiveDate> {
@@ -147,6 +153,8 @@ fn date_of(c: &Captures<'_>) -> Option<NaiveDate> {
         (y, month_number(&c["m2"])?, num("d2")?)
     } else if let Some(y) = num("y3") {
         (y, num("m3")?, num("d3")?)
+    } else if let Some(y) = num("y5") {
+        (y, num("m5")?, num("d5")?)
     } else {
         (num("y4")?, num("m4")?, num("d4")?)
     };
@@ -293,12 +301,17 @@ mod tests {
         assert_eq!(t("3 de julio de 2012").as_deref(), Some("2012-07-03"));
         assert_eq!(t("Stand: 02.07.2012, 10:00").as_deref(), Some("2012-07-02"));
         assert_eq!(t("2012/07/02 10:00").as_deref(), Some("2012-07-02"));
+        assert_eq!(t("于2012年7月2日发布").as_deref(), Some("2012-07-02"));
+        assert_eq!(t("2019年06月24日 11時30分").as_deref(), Some("2019-06-24"));
+        assert_eq!(t("2012년 7월 2일").as_deref(), Some("2012-07-02"));
         // Not dates: a month without a day, a US numeric date, an
         // impossible day, a word that merely starts like a month.
         assert_eq!(t("July 2012"), None);
         assert_eq!(t("07/02/2012"), None);
         assert_eq!(t("February 30, 2012"), None);
         assert_eq!(t("Mayday 2, 2012"), None);
+        assert_eq!(t("2012年7月"), None);
+        assert_eq!(t("2012年13月2日"), None);
     }
 
     #[test]
