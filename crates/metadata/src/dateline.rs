@@ -10,7 +10,10 @@ use regex::{Captures, Regex};
 /// Month names read in visible text, by language: English, German, French
 /// and Spanish (the languages of the corpora's pages, trafbench's German
 /// first among them), full names and the usual abbreviations (an
-/// abbreviation may end with a dot). Names are matched ignoring case.
+/// abbreviation may end with a dot); and Russian, Polish and Greek in the
+/// genitive that follows a day ("2 июля 2012", "2 lipca 2012",
+/// "2 Ιουλίου 2012"; Greek also without its accents, as capitals write
+/// it: "2 ΙΟΥΛΙΟΥ 2012"). Names are matched ignoring case.
 /// Numeric dates are read in the unambiguous forms only: ISO
 /// `2012-07-02` / `2012/07/02`, the dotted European `02.07.2012`, and the
 /// Chinese, Japanese and Korean `2012年7月2日` / `2012년 7월 2일` (year,
@@ -32,6 +35,21 @@ use regex::{Captures, Regex};
 /// | 10 | october, oct | oktober, okt | octobre | octubre |
 /// | 11 | november, nov | november | novembre | noviembre |
 /// | 12 | december, dec | dezember, dez | décembre, decembre, déc | diciembre, dic |
+///
+/// | month | Russian | Polish | Greek |
+/// |---|---|---|---|
+/// | 1 | января | stycznia | ιανουαρίου |
+/// | 2 | февраля | lutego | φεβρουαρίου |
+/// | 3 | марта | marca | μαρτίου |
+/// | 4 | апреля | kwietnia | απριλίου |
+/// | 5 | мая | maja | μαΐου |
+/// | 6 | июня | czerwca | ιουνίου |
+/// | 7 | июля | lipca | ιουλίου |
+/// | 8 | августа | sierpnia | αυγούστου |
+/// | 9 | сентября | września | σεπτεμβρίου |
+/// | 10 | октября | października | οκτωβρίου |
+/// | 11 | ноября | listopada | νοεμβρίου |
+/// | 12 | декабря | grudnia | δεκεμβρίου |
 const MONTHS: &[(&str, u32)] = &[
     ("january", 1),
     ("jan", 1),
@@ -106,6 +124,55 @@ const MONTHS: &[(&str, u32)] = &[
     ("déc", 12),
     ("diciembre", 12),
     ("dic", 12),
+    ("января", 1),
+    ("февраля", 2),
+    ("марта", 3),
+    ("апреля", 4),
+    ("мая", 5),
+    ("июня", 6),
+    ("июля", 7),
+    ("августа", 8),
+    ("сентября", 9),
+    ("октября", 10),
+    ("ноября", 11),
+    ("декабря", 12),
+    ("stycznia", 1),
+    ("lutego", 2),
+    ("marca", 3),
+    ("kwietnia", 4),
+    ("maja", 5),
+    ("czerwca", 6),
+    ("lipca", 7),
+    ("sierpnia", 8),
+    ("września", 9),
+    ("października", 10),
+    ("listopada", 11),
+    ("grudnia", 12),
+    ("ιανουαρίου", 1),
+    ("φεβρουαρίου", 2),
+    ("μαρτίου", 3),
+    ("απριλίου", 4),
+    ("μαΐου", 5),
+    ("ιουνίου", 6),
+    ("ιουλίου", 7),
+    ("αυγούστου", 8),
+    ("σεπτεμβρίου", 9),
+    ("οκτωβρίου", 10),
+    ("νοεμβρίου", 11),
+    ("δεκεμβρίου", 12),
+    ("ιανουαριου", 1),
+    ("φεβρουαριου", 2),
+    ("μαρτιου", 3),
+    ("απριλιου", 4),
+    ("μαϊου", 5),
+    ("μαιου", 5),
+    ("ιουνιου", 6),
+    ("ιουλιου", 7),
+    ("αυγουστου", 8),
+    ("σεπτεμβριου", 9),
+    ("οκτωβριου", 10),
+    ("νοεμβριου", 11),
+    ("δεκεμβριου", 12),
 ];
 
 fn month_number(name: &str) -> Option<u32> {
@@ -301,6 +368,20 @@ mod tests {
         assert_eq!(t("3 de julio de 2012").as_deref(), Some("2012-07-03"));
         assert_eq!(t("Stand: 02.07.2012, 10:00").as_deref(), Some("2012-07-02"));
         assert_eq!(t("2012/07/02 10:00").as_deref(), Some("2012-07-02"));
+        assert_eq!(
+            t("Опубликовано 2 июля 2012 г.").as_deref(),
+            Some("2012-07-02")
+        );
+        assert_eq!(
+            t("Dodano: 12 października 2012").as_deref(),
+            Some("2012-10-12")
+        );
+        assert_eq!(
+            t("Δημοσίευση: 2 Ιουλίου 2012").as_deref(),
+            Some("2012-07-02")
+        );
+        assert_eq!(t("ΔΕΥΤΕΡΑ 2 ΙΟΥΛΙΟΥ 2012").as_deref(), Some("2012-07-02"));
+        assert_eq!(t("ΤΡΙΤΗ 15 ΜΑΪΟΥ 2012").as_deref(), Some("2012-05-15"));
         assert_eq!(t("于2012年7月2日发布").as_deref(), Some("2012-07-02"));
         assert_eq!(t("2019年06月24日 11時30分").as_deref(), Some("2019-06-24"));
         assert_eq!(t("2012년 7월 2일").as_deref(), Some("2012-07-02"));
