@@ -522,7 +522,7 @@ fn cjk_text(text: &str) -> String {
             return;
         }
         // White space between two words goes.
-        if !out.ends_with(|c: char| crate::is_cjk(c)) {
+        if !out.ends_with(crate::is_cjk) {
             out.push_str(space);
         }
         space.clear();
@@ -557,10 +557,9 @@ fn cjk_text(text: &str) -> String {
 
 /// A page written in Chinese characters weighs what its translation in
 /// letters does: each CJK character counts three letters
-/// (`text_counts::CJK_CHAR_WEIGHT`). Counted as one, a post of short
-/// paragraphs lost to a sidebar's one long block, or a section of the
-/// article to a box beside it. Each page here, rewritten by
-/// [`cjk_shaped`], keeps the `with` snippets its original's article holds.
+/// (`text_counts::CJK_CHAR_WEIGHT`). Counted as one, each page here,
+/// rewritten by [`cjk_shaped`], lost `with` snippets its original's
+/// article holds; now it keeps them all.
 #[test]
 fn a_page_in_chinese_characters_keeps_its_article() {
     for id in [
