@@ -8,6 +8,8 @@ warc: the small WARC/ARC files as they are, and the first 100 records of every
       WARC file on their own (plain), up to 64 KiB each
 http: the HTTP block (status line, headers, body) of response records (100 a file)
 dom:  the first 64 KiB of HTML pages from big9 and dragnet
+site: a byte choosing one, two or three pages, then the first 64 KiB of an HTML
+      page from trafbench, big9 or dragnet
 feed: every feed file (RSS, Atom, JSON Feed) under 256 KiB
 Besides, generated seeds for paths the corpora do not reach (generated()):
 http: a page in UTF-16LE/BE and UTF-32LE/BE, declared in the header or by a
@@ -110,6 +112,13 @@ def main():
         for path in [p for p in pages if p.is_file()][:150]:
             save("dom", path.read_bytes()[:SMALL])
             counts["dom"] = counts.get("dom", 0) + 1
+    site = 0
+    for name, n in (("trafbench", 150), ("big9", 50), ("dragnet", 50)):
+        pages = sorted((CORPORA / name / "html").rglob("*"))
+        for path in [p for p in pages if p.is_file()][:n]:
+            save("site", bytes([site % 3]) + path.read_bytes()[:SMALL])
+            counts["site"] = counts.get("site", 0) + 1
+            site += 1
     for path in sorted(CORPORA.rglob("*")):
         if path.is_file() and "feeds" in path.parts and path.stat().st_size <= 256 << 10:
             save("feed", path.read_bytes())

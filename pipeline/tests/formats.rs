@@ -91,10 +91,36 @@ fn formats_add_fields_without_changing_text_and_stay_deterministic() {
     );
 }
 
+/// Each article's `source` names the input file as given and the byte
+/// offset of its record there: the gzip member at that offset is the
+/// response record of the article's `record_id`.
+#[test]
+fn each_article_names_the_record_it_was_read_from() {
+    use std::io::Read;
+    let tmp = tempfile::tempdir().unwrap();
+    let articles = run(&[], tmp.path());
+    let warc = std::fs::read(big9()).unwrap();
+    for a in &articles {
+        assert_eq!(a["source"]["file"], big9().display().to_string(), "{a}");
+        let offset = a["source"]["offset"].as_u64().unwrap() as usize;
+        let mut head = vec![0; 1024];
+        let mut member = flate2::read::GzDecoder::new(&warc[offset..]);
+        member.read_exact(&mut head).unwrap();
+        let head = String::from_utf8_lossy(&head);
+        let id = a["record_id"].as_str().unwrap();
+        assert!(head.starts_with("WARC/"), "{head}");
+        assert!(
+            head.contains(&format!("WARC-Record-ID: {id}\r\n")),
+            "{id}: {head}"
+        );
+        assert!(head.contains("WARC-Type: response\r\n"), "{id}: {head}");
+    }
+}
+
 /// `articles.parquet`'s rows as JSON objects, read back with the Arrow
 /// reader: one per row, a key per column, `null` for a null.
 fn parquet_rows(path: &Path) -> (arrow_schema::SchemaRef, usize, Vec<serde_json::Value>) {
-    use arrow_array::{Array, ListArray, StringArray};
+    use arrow_array::{Array, ListArray, StringArray, StructArray, UInt64Array};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let file = std::fs::File::open(path).unwrap();
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
@@ -112,6 +138,14 @@ fn parquet_rows(path: &Path) -> (arrow_schema::SchemaRef, usize, Vec<serde_json:
                     let names = list.value(i);
                     let names = names.as_any().downcast_ref::<StringArray>().unwrap();
                     names.iter().map(|n| n.unwrap()).collect::<Vec<_>>().into()
+                } else if let Some(source) = column.as_any().downcast_ref::<StructArray>() {
+                    let file = source.column(0).as_any().downcast_ref::<StringArray>();
+                    let offset = source.column(1).as_any().downcast_ref::<UInt64Array>();
+                    let (file, offset) = (file.unwrap(), offset.unwrap());
+                    serde_json::json!({
+                        "file": file.value(i),
+                        "offset": (!offset.is_null(i)).then(|| offset.value(i)),
+                    })
                 } else {
                     let text = column.as_any().downcast_ref::<StringArray>().unwrap();
                     text.value(i).into()
@@ -174,6 +208,7 @@ fn parquet_holds_the_rows_of_articles_jsonl_in_typed_columns() {
             "canonical_url",
             "top_image",
             "warc_date",
+            "source",
             "markdown"
         ]
     );
@@ -182,6 +217,22 @@ fn parquet_holds_the_rows_of_articles_jsonl_in_typed_columns() {
             "authors" => assert!(
                 matches!(data_type, DataType::List(item) if item.data_type() == &DataType::Utf8 && !item.is_nullable())
             ),
+            "source" => {
+                let DataType::Struct(fields) = data_type else {
+                    panic!("source is {data_type}");
+                };
+                let fields: Vec<_> = fields
+                    .iter()
+                    .map(|f| (f.name().as_str(), f.data_type().clone(), f.is_nullable()))
+                    .collect();
+                assert_eq!(
+                    fields,
+                    [
+                        ("file", DataType::Utf8, false),
+                        ("offset", DataType::UInt64, true)
+                    ]
+                );
+            }
             _ => assert_eq!(data_type, &DataType::Utf8, "{name}"),
         }
         let required = [

@@ -1,7 +1,8 @@
 //! Inputs that are not local files named one by one: a WARC stream on
 //! standard input, http(s) URLs (served here by a local server that drops
 //! connections), input lists, and folders whose files are known by their
-//! content. Each run must write the bytes a run on the local file writes.
+//! content. Each run must write the articles a run on the local file
+//! writes, but for their `source`, which names what the run read.
 
 mod common;
 
@@ -13,13 +14,27 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{bin, canopy, corpus_file, jsonl};
+use serde_json::Value;
 
 fn big9() -> PathBuf {
     corpus_file("big9/big9.warc.gz")
 }
 
-/// `canopy run` on the local file: what every other way of reading it must give.
-fn reference(dir: &Path) -> Vec<u8> {
+/// The articles of a run in `out`, each without its `source`, and their
+/// sources in the same order.
+fn articles_and_sources(out: &Path) -> (Vec<Value>, Vec<Value>) {
+    jsonl(&out.join("articles.jsonl"))
+        .into_iter()
+        .map(|mut a| {
+            let source = a.as_object_mut().unwrap().remove("source").unwrap();
+            (a, source)
+        })
+        .unzip()
+}
+
+/// `canopy run` on the local file: what every other way of reading it
+/// must give (its articles without `source`, and their sources).
+fn reference(dir: &Path) -> (Vec<Value>, Vec<Value>) {
     let out = dir.join("reference");
     canopy(&[
         "run".as_ref(),
@@ -27,7 +42,22 @@ fn reference(dir: &Path) -> Vec<u8> {
         "--out".as_ref(),
         out.as_os_str(),
     ]);
-    std::fs::read(out.join("articles.jsonl")).unwrap()
+    articles_and_sources(&out)
+}
+
+/// That the run in `out` gave the `expected` articles, each read from
+/// `file`: at the reference's offsets when the bytes read were the
+/// file's (`same_bytes`), else at offsets of their own.
+fn check_read_from(out: &Path, expected: &(Vec<Value>, Vec<Value>), file: &str, same_bytes: bool) {
+    let (articles, sources) = articles_and_sources(out);
+    assert!(articles == expected.0, "{file}: other articles");
+    for (source, reference) in sources.iter().zip(&expected.1) {
+        assert_eq!(source["file"], file, "{source}");
+        assert!(source["offset"].is_u64(), "{source}");
+        if same_bytes {
+            assert_eq!(source["offset"], reference["offset"], "{source}");
+        }
+    }
 }
 
 /// How the local server misbehaves.
@@ -138,8 +168,7 @@ fn a_warc_on_standard_input_compressed_or_not() {
             "{name}: {}",
             String::from_utf8_lossy(&done.stderr)
         );
-        let got = std::fs::read(out.join("articles.jsonl")).unwrap();
-        assert!(got == expected, "{name}");
+        check_read_from(&out, &expected, "-", name == "gzip");
     }
 }
 
@@ -153,8 +182,7 @@ fn an_http_input_resumes_after_every_dropped_connection() {
     let url = format!("{base}/big9.warc.gz");
     let out = dir.path().join("http");
     canopy(&["run", &url, "--out", out.to_str().unwrap()]);
-    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
-    assert!(got == expected);
+    check_read_from(&out, &expected, &url, true);
     assert!(
         requests.load(Ordering::SeqCst) >= 7,
         "the server dropped every answer"
@@ -235,8 +263,12 @@ fn an_input_list_gzipped_with_comments_and_a_base() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
-    assert!(got == expected);
+    check_read_from(
+        &out,
+        &expected,
+        &format!("{base}/crawl-data/big9.warc.gz"),
+        true,
+    );
 }
 
 #[test]
@@ -255,8 +287,8 @@ fn a_folder_takes_files_by_their_content_when_their_names_say_nothing() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
-    assert!(got == expected);
+    let hashed = folder.join("3f9a0c");
+    check_read_from(&out, &expected, hashed.to_str().unwrap(), true);
 
     let mut plain = Vec::new();
     flate2::read::MultiGzDecoder::new(std::fs::read(big9()).unwrap().as_slice())
@@ -276,8 +308,8 @@ fn a_folder_takes_files_by_their_content_when_their_names_say_nothing() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
-    assert!(got == expected);
+    let zst = zfolder.join("big9.warc.zst");
+    check_read_from(&out, &expected, zst.to_str().unwrap(), false);
 }
 
 /// The scale-out steps take the same inputs: `partition -` reads the stream
@@ -325,8 +357,7 @@ fn partition_reads_standard_input_too() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let got = std::fs::read(out.join("articles.jsonl")).unwrap();
-    assert!(got == expected);
+    check_read_from(&out, &expected, "-", true);
 }
 
 /// A folder of saved pages: `HOST/PATH` as `wget -r` lays them out, or a
@@ -384,6 +415,10 @@ fn html_files_are_pages_with_the_url_their_place_or_sidecar_gives() {
         .unwrap()
         .contains("This is story one"));
     assert!(!articles[1]["text"].as_str().unwrap().contains("Copyright"));
+    // Each names its file; a file is one page, at no offset.
+    let one = news.join("one.html");
+    assert_eq!(articles[1]["source"]["file"], one.to_str().unwrap());
+    assert!(articles[1]["source"]["offset"].is_null());
     let rejects = r.rejects();
     assert_eq!(rejects.len(), 1, "{rejects:?}");
     assert_eq!(rejects[0]["stage"], "url");

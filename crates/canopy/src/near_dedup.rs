@@ -19,6 +19,7 @@ use std::path::Path;
 
 use canopy_site::config::DedupConfig;
 use canopy_site::near::{similarity, MinHash};
+use canopy_types::SourceRef;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +35,7 @@ pub struct Removed {
     site: String,
     url: String,
     record_id: String,
+    source: Option<SourceRef>,
     warc_date: Option<String>,
     /// A wrapper served it (for `RunStats::by_wrapper`).
     pub by_wrapper: bool,
@@ -55,6 +57,8 @@ struct ArticleLine<'a> {
     wrapper: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     warc_date: Option<String>,
+    #[serde(default)]
+    source: Option<SourceRef>,
 }
 
 /// A [`Write`] between the merge of the buckets' articles and
@@ -161,6 +165,7 @@ impl<'w> NearFilter<'w> {
                     site: article.site,
                     url: article.url,
                     record_id: article.record_id,
+                    source: article.source,
                     warc_date: article.warc_date,
                     by_wrapper: article.wrapper.is_some(),
                     kept_line: self.lines[slot as usize],
@@ -221,34 +226,45 @@ impl Write for NearFilter<'_> {
     }
 }
 
-/// A page as a near duplicate's line names it: an article's fields (it
-/// names no record's place: `source` is null).
+/// A page as a near duplicate's line names it: an article's fields.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Named {
     site: String,
     url: String,
     record_id: String,
-    source: Option<canopy_types::SourceRef>,
+    source: Option<SourceRef>,
     warc_date: Option<String>,
 }
 
 /// One near duplicate's line of `duplicates.jsonl`: the fields of an exact
-/// duplicate's (`canopy_site::dedup::Line`), `source` null, the estimated
-/// `similarity`, and the site of the article `kept`.
+/// duplicate's (`canopy_site::dedup::Line`), the estimated `similarity`,
+/// and the site of the article `kept`.
 #[derive(Debug, Clone, Serialize)]
 struct Line {
     site: String,
     url: String,
     record_id: String,
-    source: Option<canopy_types::SourceRef>,
+    source: Option<SourceRef>,
     warc_date: Option<String>,
     reason: &'static str,
     similarity: f64,
     kept: Named,
 }
 
+impl Line {
+    /// Its place in `duplicates.jsonl` (`canopy_buckets::duplicate_key`):
+    /// site, url, file, offset, record id.
+    fn order(&self) -> (&str, &str, &str, Option<u64>, &str) {
+        let (file, offset) = self
+            .source
+            .as_ref()
+            .map_or(("", None), |s| (s.file.as_str(), s.offset));
+        (&self.site, &self.url, file, offset, &self.record_id)
+    }
+}
+
 /// Writes the lines of `removed` (sorted as `duplicates.jsonl`: site, url,
-/// record id) into `w`, naming each one's kept article from `articles`
+/// file, offset, record id) into `w`, naming each one's kept article from `articles`
 /// (the `articles.jsonl` just written, read once, only the lines needed
 /// parsed).
 pub fn write_listing(removed: &[Removed], articles: &Path, w: &mut dyn Write) -> io::Result<()> {
@@ -280,7 +296,7 @@ pub fn write_listing(removed: &[Removed], articles: &Path, w: &mut dyn Write) ->
                 site: a.site,
                 url: a.url,
                 record_id: a.record_id,
-                source: None,
+                source: a.source,
                 warc_date: a.warc_date,
             },
         );
@@ -291,14 +307,14 @@ pub fn write_listing(removed: &[Removed], articles: &Path, w: &mut dyn Write) ->
             site: r.site.clone(),
             url: r.url.clone(),
             record_id: r.record_id.clone(),
-            source: None,
+            source: r.source.clone(),
             warc_date: r.warc_date.clone(),
             reason: REASON,
             similarity: r.similarity,
             kept: named[&r.kept_line].clone(),
         })
         .collect();
-    lines.sort_by(|a, b| (&a.site, &a.url, &a.record_id).cmp(&(&b.site, &b.url, &b.record_id)));
+    lines.sort_by(|a, b| a.order().cmp(&b.order()));
     for line in &lines {
         serde_json::to_writer(&mut *w, line)?;
         w.write_all(b"\n")?;

@@ -8,7 +8,8 @@
 //! list of strings. Dates stay strings as written in `articles.jsonl`:
 //! `date` is a date or a date-time with its own offset, `warc_date` the
 //! `WARC-Date` as the WARC gives it; a timestamp column would lose the
-//! difference. `html` and `markdown` are columns when the run writes them
+//! difference. `source` is a nullable struct of the input `file` and the
+//! record's byte `offset` in it. `html` and `markdown` are columns when the run writes them
 //! (`--format html`, `--format markdown`).
 //!
 //! The bytes are a function of `articles.jsonl` alone: row groups of a
@@ -18,9 +19,9 @@
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
-use arrow_array::builder::{ListBuilder, StringBuilder};
+use arrow_array::builder::{ListBuilder, StringBuilder, StructBuilder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use canopy_types::Article;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -65,6 +66,7 @@ pub fn schema(renderings: Renderings) -> SchemaRef {
         text("canonical_url", true),
         text("top_image", true),
         text("warc_date", true),
+        Field::new("source", DataType::Struct(source_fields()), true),
     ];
     if renderings.html {
         fields.push(text("html", true));
@@ -73,6 +75,16 @@ pub fn schema(renderings: Renderings) -> SchemaRef {
         fields.push(text("markdown", true));
     }
     Arc::new(Schema::new(fields))
+}
+
+/// The fields of the `source` struct: the input file (never null in a
+/// source that is there) and the record's byte offset (null for a file
+/// that is one page).
+fn source_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("file", DataType::Utf8, false),
+        Field::new("offset", DataType::UInt64, true),
+    ])
 }
 
 /// An author's name in the `authors` list: never null.
@@ -158,6 +170,29 @@ fn columns(articles: &[Article], renderings: Renderings) -> Vec<ArrayRef> {
             None => authors.append(false),
         }
     }
+    let mut source = StructBuilder::new(
+        source_fields(),
+        vec![
+            Box::new(StringBuilder::new()),
+            Box::new(UInt64Builder::new()),
+        ],
+    );
+    for a in articles {
+        // A null struct still takes a slot in each child.
+        let (file, offset) = a
+            .source
+            .as_ref()
+            .map_or(("", None), |s| (s.file.as_str(), s.offset));
+        source
+            .field_builder::<StringBuilder>(0)
+            .expect("file is a string")
+            .append_value(file);
+        source
+            .field_builder::<UInt64Builder>(1)
+            .expect("offset is a u64")
+            .append_option(offset);
+        source.append(a.source.is_some());
+    }
     let mut columns = vec![
         text(|a| &a.url),
         text(|a| &a.record_id),
@@ -174,6 +209,7 @@ fn columns(articles: &[Article], renderings: Renderings) -> Vec<ArrayRef> {
         nullable(|a| a.canonical_url.as_deref()),
         nullable(|a| a.top_image.as_deref()),
         nullable(|a| a.warc_date.as_deref()),
+        Arc::new(source.finish()),
     ];
     if renderings.html {
         columns.push(nullable(|a| a.html.as_deref()));

@@ -28,6 +28,11 @@ COLUMNS = [
     ("canonical_url", pa.string(), True),
     ("top_image", pa.string(), True),
     ("warc_date", pa.string(), True),
+    (
+        "source",
+        pa.struct([pa.field("file", pa.string(), nullable=False), pa.field("offset", pa.uint64())]),
+        True,
+    ),
 ]
 
 

@@ -1003,6 +1003,8 @@ fn add_metadata(article: &mut Article, page: &Page<'_>, nodes: &[NodeId], title_
     article.canonical_url = meta.canonical_url;
     article.top_image = meta.top_image;
     article.warc_date = page.record.date.clone();
+    let source = &page.record.source;
+    article.source = (!source.file.is_empty()).then(|| source.clone());
 }
 
 /// The `--format` renderings of the selection's nodes that its text kept

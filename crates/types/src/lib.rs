@@ -104,6 +104,12 @@ pub struct Article {
     /// page was fetched; the date of its WET record).
     #[serde(default)]
     pub warc_date: Option<String>,
+    /// Where its record was read: the input file as named to the run and the
+    /// record's byte offset in it, as in `rejects.jsonl` (enough to fetch the
+    /// record again); `None` for a page handed over as bytes (`canopy page`,
+    /// the library's one-page calls).
+    #[serde(default)]
+    pub source: Option<SourceRef>,
     /// The article as clean HTML (`--format html`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
