@@ -10,7 +10,9 @@
 //! hidden elements are dropped, as are elements whose children are fallback
 //! content never rendered (`iframe`, `object`, `embed`, `canvas`, `svg`),
 //! form widgets whose options are not page text (`select`, `datalist`), and
-//! ruby annotations (`rt`, `rp`: the reading above a word).
+//! ruby annotations (`rt`, `rp`: the reading above a word). A `noscript`
+//! that is the whole of a region filled by script is parsed and kept
+//! (`fallback.rs`).
 //! Every kept element gets its `dfs` number: its position in a depth-first
 //! walk of the elements, `html` being 0.
 //!
@@ -24,6 +26,7 @@
 mod budget;
 mod codec;
 mod deadline;
+mod fallback;
 mod sink;
 mod text;
 
@@ -272,7 +275,10 @@ fn text_bytes(build: &[sink::BuildNode]) -> Vec<usize> {
     while let Some((h, parent)) = stack.pop() {
         order.push((h, parent));
         let node = &build[h as usize];
-        if matches!(node.data, BuildData::Element { .. }) && is_dropped_tag(&node.name.local) {
+        if matches!(node.data, BuildData::Element { .. })
+            && is_dropped_tag(&node.name.local)
+            && !node.fallback
+        {
             continue;
         }
         let mut child = node.first_child;
@@ -357,7 +363,7 @@ fn comment_section_starts(
 }
 
 /// Elements dropped with their whole subtree, whatever their attributes.
-fn is_dropped_tag(tag: &LocalName) -> bool {
+pub(crate) fn is_dropped_tag(tag: &LocalName) -> bool {
     matches!(
         *tag,
         local_name!("script")
@@ -514,7 +520,18 @@ impl Document {
             }
         }
         tokenizer.end();
-        let sink = tokenizer.sink.builder.sink;
+        let (sink, ended) =
+            fallback::take_fallbacks(tokenizer.sink.builder.sink, options.max_nodes, &text_bytes);
+        match ended {
+            fallback::Ended::Parsed { cut } => truncated |= cut,
+            fallback::Ended::OverBudget => {
+                let over = OverBudget {
+                    bytes_parsed: input.len(),
+                    nodes: sink.nodes.borrow().len(),
+                };
+                return (Document::default(), Some(over));
+            }
+        }
         truncated |= sink.flattened.get();
         let mut doc = Self::from_build_tree(sink, &drop, &options.section_anchors);
         doc.truncated = truncated;
@@ -578,7 +595,7 @@ impl Document {
                             // "comments-open", must not empty the document.
                             let structural = parent.is_none() || tag == local_name!("body");
                             if !structural
-                                && (is_dropped_tag(&tag)
+                                && ((is_dropped_tag(&tag) && !b.fallback)
                                     || is_hidden(attrs)
                                     || role_drops[handle as usize]
                                     || comment_sections.contains(&handle))

@@ -50,6 +50,9 @@ pub(crate) struct BuildNode {
     /// inside the block it moved out of that element (see
     /// `Document::adopted_rest`).
     pub adoption_copy: bool,
+    /// A `<noscript>` whose text was parsed into its children: the
+    /// fallback of a script-rendered container (`crate::fallback`), kept.
+    pub fallback: bool,
 }
 
 impl BuildNode {
@@ -67,6 +70,7 @@ impl BuildNode {
             vdepth: 0,
             template_contents: NONE,
             adoption_copy: false,
+            fallback: false,
         }
     }
 }
@@ -97,6 +101,21 @@ pub(crate) struct Sink {
     /// the element's list would cost a page of n such tags, or of one tag of
     /// n attributes, n² comparisons.
     attr_names: RefCell<HashMap<Handle, HashSet<QualName>>>,
+    /// The `<noscript>` elements (HTML namespace) that text was appended
+    /// to, in the order of their first text: the candidates of
+    /// `crate::fallback`. Found where text arrives rather than where
+    /// elements are made, which is far more often.
+    pub noscripts: RefCell<Vec<Handle>>,
+}
+
+/// Where text appended to an element goes ([`Sink::text_in`]).
+enum TextIn {
+    /// Into the page's text.
+    Page,
+    /// Nowhere: it is never read.
+    Unread,
+    /// Into a `noscript`, kept for `crate::fallback`.
+    Noscript,
 }
 
 /// Budget for [`Sink::deep_work`]: 2^28 stack-scan steps (about a second).
@@ -139,6 +158,7 @@ impl Sink {
             expired: Cell::new(false),
             attrs: Cell::new(0),
             attr_names: RefCell::new(HashMap::new()),
+            noscripts: RefCell::new(Vec::new()),
         }
     }
 
@@ -180,6 +200,22 @@ impl Sink {
         }
         nodes.push(BuildNode::detached(name, data));
         id
+    }
+
+    /// Detaches `id` from its parent and siblings.
+    pub(crate) fn detach_node(&self, id: Handle) {
+        Self::detach(&mut self.nodes.borrow_mut(), id);
+    }
+
+    /// Moves every child of `from` to the end of `to`'s children.
+    pub(crate) fn move_children(&self, from: Handle, to: Handle) {
+        loop {
+            let child = self.nodes.borrow()[from as usize].first_child;
+            if child == NONE {
+                break;
+            }
+            self.append_child(to, child);
+        }
     }
 
     fn detach(nodes: &mut [BuildNode], id: Handle) {
@@ -267,24 +303,25 @@ impl Sink {
         }
     }
 
-    /// Whether text appended to `node` is never read: the raw text of
-    /// `script` (but JSON-LD), `style` and `noscript`, whose elements the
-    /// [`crate::Document`] drops with their subtree. Not storing it spares
+    /// What becomes of text appended to `node`. The raw text of `script`
+    /// (but JSON-LD) and `style`, whose elements the [`crate::Document`]
+    /// drops with their subtree, is never read: not storing it spares
     /// copying and merging what is often most of a page's bytes. (Text
     /// reaches these elements only through `append`, and html5ever never
-    /// moves it out of them.)
-    fn holds_unread_text(node: &BuildNode) -> bool {
+    /// moves it out of them.) A `noscript`'s is kept: it may be the markup
+    /// of a script-rendered container (`crate::fallback`).
+    fn text_in(node: &BuildNode) -> TextIn {
         let BuildData::Element { attrs } = &node.data else {
-            return false;
+            return TextIn::Page;
         };
+        if node.name.ns != html5ever::ns!(html) {
+            return TextIn::Page;
+        }
         match node.name.local {
-            html5ever::local_name!("style") | html5ever::local_name!("noscript") => {
-                node.name.ns == html5ever::ns!(html)
-            }
-            html5ever::local_name!("script") => {
-                node.name.ns == html5ever::ns!(html) && !crate::is_json_ld(attrs)
-            }
-            _ => false,
+            html5ever::local_name!("style") => TextIn::Unread,
+            html5ever::local_name!("script") if !crate::is_json_ld(attrs) => TextIn::Unread,
+            html5ever::local_name!("noscript") => TextIn::Noscript,
+            _ => TextIn::Page,
         }
     }
 
@@ -347,10 +384,13 @@ impl TreeSink for Sink {
                 let last = {
                     let nodes = self.nodes.borrow();
                     let p = self.capped_parent(&nodes, *parent);
-                    if Self::holds_unread_text(&nodes[p as usize]) {
-                        return;
+                    let last = nodes[p as usize].last_child;
+                    match Self::text_in(&nodes[p as usize]) {
+                        TextIn::Unread => return,
+                        TextIn::Noscript if last == NONE => self.noscripts.borrow_mut().push(p),
+                        _ => {}
                     }
-                    nodes[p as usize].last_child
+                    last
                 };
                 if !self.try_merge_text(last, &text) {
                     let node = self.new_node(empty_name(), BuildData::Text(text));

@@ -657,3 +657,99 @@ fn the_rest_the_adoption_agency_moves_out_of_a_formatting_element_is_found() {
     // The copies survive the document's bytes.
     assert_eq!(round_trip(&doc).adopted_rest(font), Some(copy));
 }
+
+/// A post of `n` paragraphs of about 120 bytes each.
+fn post(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("<p>Paragraph {i} of the post, which goes on about the night crawl and the pages it brings back every morning.</p>"))
+        .collect()
+}
+
+#[test]
+fn a_script_rendered_container_shows_its_noscript_fallback() {
+    // Blogger: the post body is a template that a script renders, and the
+    // same post is the noscript beside it. The region shows nothing else.
+    let html = format!(
+        "<body><div id=nav>Home About</div><div class=post-body>\
+         <script type='text/template'>{p}</script><noscript>{p}</noscript></div></body>",
+        p = post(6)
+    );
+    let doc = parse(&html);
+    let text = doc.inner_text(doc.body());
+    assert!(
+        text.starts_with("Home About\nParagraph 0 of the post"),
+        "{text}"
+    );
+    assert!(text.contains("Paragraph 5 of the post"), "{text}");
+    // Its paragraphs are elements, under the noscript, in place.
+    let ps: Vec<NodeId> = (0..doc.len()).filter(|&id| doc.tag(id) == "p").collect();
+    assert_eq!(ps.len(), 6);
+    let noscript = doc.node(ps[0]).parent.unwrap();
+    assert_eq!(doc.tag(noscript), "noscript");
+    assert_eq!(
+        doc.attr(doc.node(noscript).parent.unwrap(), "class"),
+        Some("post-body")
+    );
+}
+
+#[test]
+fn a_noscript_that_is_no_region_s_content_stays_dropped() {
+    let cases = [
+        // A notice that scripts are off: no prose.
+        "<body><div id=app><noscript><p>You need to enable JavaScript to run this app.</p>\
+         <p>Please turn it on.</p></noscript></div><p>Other text.</p></body>"
+            .to_string(),
+        // Prose, but beside text the region shows anyway.
+        format!(
+            "<body><div>Shown text<noscript>{}</noscript></div></body>",
+            post(6)
+        ),
+        // Prose in one paragraph only.
+        format!(
+            "<body><div><noscript><p>{}</p></noscript></div><p>Other text.</p></body>",
+            "word ".repeat(200)
+        ),
+        // A tracking pixel.
+        "<body><div><noscript><img src=/pixel.gif></noscript></div><p>Other text.</p></body>"
+            .to_string(),
+        // In the head (scripting on: raw text there too).
+        format!(
+            "<head><noscript>{}</noscript></head><body><p>Other text.</p></body>",
+            post(6)
+        ),
+    ];
+    for html in cases {
+        let doc = parse(&html);
+        let text = doc.inner_text(doc.root());
+        assert!(
+            !text.contains("Paragraph") && !text.contains("enable"),
+            "{html}: {text}"
+        );
+        assert!((0..doc.len()).all(|id| doc.tag(id) != "noscript"), "{html}");
+    }
+}
+
+#[test]
+fn a_fallback_nested_past_the_cap_is_flattened_there() {
+    let options = DomOptions {
+        max_depth: 32,
+        ..DomOptions::default()
+    };
+    let deep = format!("{}{}deep", post(6), "<div>".repeat(100));
+    let html = format!("<body><div><noscript>{deep}</noscript></div></body>");
+    let doc = Document::parse(&html, &options);
+    let text = doc.inner_text(doc.body());
+    assert!(
+        text.contains("Paragraph 5 of the post") && text.ends_with("deep"),
+        "{text}"
+    );
+    // Capped where the same markup in place of the noscript is.
+    let direct = Document::parse(
+        &format!("<body><div><div>{deep}</div></div></body>"),
+        &options,
+    );
+    let deepest = |d: &Document| d.nodes().iter().map(|n| n.depth).max();
+    assert_eq!(deepest(&doc), deepest(&direct));
+    assert!(deepest(&doc) < Some(32));
+    assert!(doc.truncated, "flattened");
+}

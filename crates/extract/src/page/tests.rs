@@ -308,6 +308,14 @@ fn a_line_of_figures_alone_goes() {
     );
 }
 
+/// A post body rendered by script (Blogger's `<script type="text/template">`)
+/// with the same post in a `<noscript>` beside it: the fallback is the
+/// article (`canopy_dom`'s `fallback`), with nothing of the page around it.
+#[test]
+fn a_post_rendered_by_script_is_read_from_its_noscript_fallback() {
+    assert_finds_only_the_article(&["trafbench-00175"]);
+}
+
 /// Nothing depends on the page's language: Arabic, Chinese, Polish and
 /// Italian pages.
 #[test]
