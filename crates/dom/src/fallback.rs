@@ -91,8 +91,9 @@ pub(crate) fn take_fallbacks(
 
 /// How [`take_fallbacks`] ended.
 pub(crate) enum Ended {
-    /// Every fallback taken is in the tree; `cut`: one's parse was cut for
-    /// its nesting work, as a page's is.
+    /// Every fallback taken is in the tree; `cut`: one's parse was cut by
+    /// a budget (the tree's size, formatting or nesting work), as a page's
+    /// is.
     Parsed { cut: bool },
     /// The page's deadline passed during a fallback's parse.
     OverBudget,
