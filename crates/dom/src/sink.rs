@@ -116,6 +116,8 @@ enum TextIn {
     Unread,
     /// Into a `noscript`, kept for `crate::fallback`.
     Noscript,
+    /// Into a JSON-LD script, kept for the page's metadata.
+    JsonLd,
 }
 
 /// Budget for [`Sink::deep_work`]: 2^28 stack-scan steps (about a second).
@@ -319,7 +321,8 @@ impl Sink {
         }
         match node.name.local {
             html5ever::local_name!("style") => TextIn::Unread,
-            html5ever::local_name!("script") if !crate::is_json_ld(attrs) => TextIn::Unread,
+            html5ever::local_name!("script") if crate::is_json_ld(attrs) => TextIn::JsonLd,
+            html5ever::local_name!("script") => TextIn::Unread,
             html5ever::local_name!("noscript") => TextIn::Noscript,
             _ => TextIn::Page,
         }
@@ -383,10 +386,17 @@ impl TreeSink for Sink {
             NodeOrText::AppendText(text) => {
                 let last = {
                     let nodes = self.nodes.borrow();
+                    // Judged on the element the text is in, not on where the
+                    // depth cap puts it: the code of a script at the cap
+                    // would become its ancestor's text.
+                    let kind = Self::text_in(&nodes[*parent as usize]);
                     let p = self.capped_parent(&nodes, *parent);
                     let last = nodes[p as usize].last_child;
-                    match Self::text_in(&nodes[p as usize]) {
+                    match kind {
                         TextIn::Unread => return,
+                        // A raw-text element at the cap holds no text of
+                        // its own; its text is no page text either.
+                        TextIn::Noscript | TextIn::JsonLd if p != *parent => return,
                         TextIn::Noscript if last == NONE => self.noscripts.borrow_mut().push(p),
                         _ => {}
                     }

@@ -753,3 +753,26 @@ fn a_fallback_nested_past_the_cap_is_flattened_there() {
     assert!(deepest(&doc) < Some(32));
     assert!(doc.truncated, "flattened");
 }
+
+#[test]
+fn raw_text_elements_at_the_depth_cap_give_no_text() {
+    // A script, a style, a JSON-LD script and a noscript where the depth
+    // cap puts their text beside them: their code and markup are no page
+    // text there either.
+    let options = DomOptions {
+        max_depth: 32,
+        ..DomOptions::default()
+    };
+    let raw = "<script>var secretCode = 1;</script><style>.cls{color:red}</style>\
+               <script type='application/ld+json'>{\"@type\":\"NewsArticle\"}</script>\
+               <noscript><p>fallback</p></noscript>";
+    for depth in [29, 30, 31, 32, 40] {
+        let html = format!(
+            "<body>{}<p>Words.</p>{raw}<p>More.</p></body>",
+            "<div>".repeat(depth)
+        );
+        let doc = Document::parse(&html, &options);
+        let text = doc.inner_text(doc.body());
+        assert_eq!(text, "Words.\nMore.", "{depth} divs");
+    }
+}
