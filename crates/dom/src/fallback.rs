@@ -11,13 +11,13 @@
 //! text, and its markup is prose, not a notice that scripts are off or a
 //! tracking pixel.
 
-use html5ever::tokenizer::{BufferQueue, Tokenizer};
+use html5ever::tokenizer::Tokenizer;
 use html5ever::tree_builder::{ElementFlags, TreeBuilder, TreeSink};
-use html5ever::{local_name, ns, QualName, TokenizerResult};
+use html5ever::{local_name, ns, QualName};
 
 use crate::budget::Budgeted;
-use crate::sink::{BuildData, BuildNode, Handle, Sink, MAX_DEEP_WORK, NONE};
-use crate::PARSE_SLICE;
+use crate::sink::{BuildData, BuildNode, Handle, Sink, NONE};
+use crate::{Deadline, Fed};
 
 /// Text a fallback must hold, in bytes, to be taken for the region's
 /// content: a notice that scripts are off is one or two sentences (on the
@@ -36,11 +36,7 @@ const MIN_PARAGRAPHS: usize = 2;
 /// parsed, before any fallback is taken, so each decision is the same
 /// whatever the order. Returns the sink and how the fallbacks' parses
 /// ended.
-pub(crate) fn take_fallbacks(
-    sink: Sink,
-    max_units: usize,
-    bytes: &dyn Fn(&[BuildNode]) -> Vec<usize>,
-) -> (Sink, Ended) {
+pub(crate) fn take_fallbacks(sink: Sink, max_units: usize, deadline: Deadline) -> (Sink, Ended) {
     let candidates: Vec<(Handle, String)> = {
         let build = sink.nodes.borrow();
         // What the markup alone says first (most noscripts are a tracking
@@ -58,7 +54,7 @@ pub(crate) fn take_fallbacks(
         let text = if markup.is_empty() {
             Vec::new()
         } else {
-            bytes(&build)
+            crate::text_bytes(&build)
         };
         markup
             .into_iter()
@@ -72,7 +68,8 @@ pub(crate) fn take_fallbacks(
     let mut sink = sink;
     let mut cut = false;
     for (noscript, markup) in candidates {
-        let (back, root, parse_cut, expired) = parse_fragment(sink, noscript, &markup, max_units);
+        let (back, root, parse_cut, expired) =
+            parse_fragment(sink, noscript, &markup, max_units, deadline);
         sink = back;
         if expired {
             return (sink, Ended::OverBudget);
@@ -146,6 +143,7 @@ fn parse_fragment(
     noscript: Handle,
     markup: &str,
     max_units: usize,
+    deadline: Deadline,
 ) -> (Sink, Handle, bool, bool) {
     let (depth, vdepth) = {
         let nodes = sink.nodes.borrow();
@@ -170,34 +168,11 @@ fn parse_fragment(
     // made html5ever's tokenizer inlined less in every page's parse (+1.1 %
     // of big9's run, docs/performance.md).
     let tokenizer = Tokenizer::new(Budgeted::new(builder, max_units), Default::default());
-    let queue = BufferQueue::default();
-    let (mut rest, mut cut) = (markup, false);
-    while !rest.is_empty() {
-        let mut end = rest.len().min(PARSE_SLICE);
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        let (slice, tail) = rest.split_at(end);
-        queue.push_back(slice.into());
-        while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
-        rest = tail;
-        let sink = &tokenizer.sink.builder.sink;
-        if sink.expired.get() {
-            break;
-        }
-        if tokenizer.sink.cut.get() {
-            cut = true;
-            break;
-        }
-        if sink.deep_work.get() > MAX_DEEP_WORK {
-            cut = !rest.is_empty();
-            break;
-        }
-    }
+    let fed = crate::feed_in_slices(&tokenizer, markup, deadline);
     tokenizer.end();
     let sink = tokenizer.sink.builder.sink;
-    let expired = sink.expired.get();
-    (sink, root, cut, expired)
+    let expired = matches!(fed, Fed::OverBudget { .. }) || sink.expired.get();
+    (sink, root, matches!(fed, Fed::Cut), expired)
 }
 
 /// Whether the subtree under `root` holds prose: [`MIN_PARAGRAPHS`] `p`

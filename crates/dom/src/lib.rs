@@ -362,8 +362,60 @@ fn comment_section_starts(
     starts
 }
 
+/// How [`feed_in_slices`] ended.
+enum Fed {
+    /// All of the input was parsed.
+    Whole,
+    /// A budget stopped it with input left: the tree's size or formatting
+    /// work (`budget.rs`), or the work beyond the depth cap.
+    Cut,
+    /// The deadline passed after `bytes_parsed` bytes.
+    OverBudget { bytes_parsed: usize },
+}
+
+/// Feeds `input` to `tokenizer` in [`PARSE_SLICE`] slices, so that a page
+/// nested far beyond `max_depth` can be cut: html5ever's tree builder scans
+/// its stack of open elements for most start tags, which is quadratic in
+/// nesting depth (100,000 nested `<div>`s took 36 s). Once the work spent
+/// beyond the cap passes its budget, the rest is dropped; the deadline and
+/// the tree's budgets are read between slices. The caller ends the
+/// tokenizer.
+fn feed_in_slices(tokenizer: &Tokenizer<budget::Budgeted>, input: &str, deadline: Deadline) -> Fed {
+    let queue = BufferQueue::default();
+    let mut rest = input;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(PARSE_SLICE);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let (slice, tail) = rest.split_at(cut);
+        queue.push_back(slice.into());
+        // The tokenizer pauses at each `</script>` for a caller that runs
+        // scripts; there are none to run, so it goes on.
+        while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
+        rest = tail;
+        let sink = &tokenizer.sink.builder.sink;
+        if sink.expired.get() || (!rest.is_empty() && deadline.expired()) {
+            return Fed::OverBudget {
+                bytes_parsed: input.len() - rest.len(),
+            };
+        }
+        if tokenizer.sink.cut.get() {
+            return Fed::Cut;
+        }
+        if sink.deep_work.get() > sink::MAX_DEEP_WORK {
+            return if rest.is_empty() {
+                Fed::Whole
+            } else {
+                Fed::Cut
+            };
+        }
+    }
+    Fed::Whole
+}
+
 /// Elements dropped with their whole subtree, whatever their attributes.
-pub(crate) fn is_dropped_tag(tag: &LocalName) -> bool {
+fn is_dropped_tag(tag: &LocalName) -> bool {
     matches!(
         *tag,
         local_name!("script")
@@ -484,44 +536,20 @@ impl Document {
             budget::Budgeted::new(builder, options.max_nodes),
             Default::default(),
         );
-        let queue = BufferQueue::default();
-        // Fed in slices so that a page nested far beyond `max_depth` can be
-        // cut: html5ever's tree builder scans its stack of open elements for
-        // most start tags, which is quadratic in nesting depth (100,000
-        // nested `<div>`s took 36 s). Once the work spent beyond the cap
-        // passes the budget, the rest of the page is dropped.
-        let mut rest = input;
-        while !rest.is_empty() {
-            let mut cut = rest.len().min(PARSE_SLICE);
-            while !rest.is_char_boundary(cut) {
-                cut += 1;
-            }
-            let (slice, tail) = rest.split_at(cut);
-            queue.push_back(slice.into());
-            // The tokenizer pauses at each `</script>` for a caller that
-            // runs scripts; there are none to run, so it goes on.
-            while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
-            rest = tail;
-            let sink = &tokenizer.sink.builder.sink;
-            if sink.expired.get() || (!rest.is_empty() && deadline.expired()) {
+        match feed_in_slices(&tokenizer, input, deadline) {
+            Fed::Whole => {}
+            Fed::Cut => truncated = true,
+            Fed::OverBudget { bytes_parsed } => {
                 let over = OverBudget {
-                    bytes_parsed: input.len() - rest.len(),
-                    nodes: sink.nodes.borrow().len(),
+                    bytes_parsed,
+                    nodes: tokenizer.sink.builder.sink.nodes.borrow().len(),
                 };
                 return (Document::default(), Some(over));
-            }
-            if tokenizer.sink.cut.get() {
-                truncated = true;
-                break;
-            }
-            if sink.deep_work.get() > sink::MAX_DEEP_WORK {
-                truncated |= !rest.is_empty();
-                break;
             }
         }
         tokenizer.end();
         let (sink, ended) =
-            fallback::take_fallbacks(tokenizer.sink.builder.sink, options.max_nodes, &text_bytes);
+            fallback::take_fallbacks(tokenizer.sink.builder.sink, options.max_nodes, deadline);
         match ended {
             fallback::Ended::Parsed { cut } => truncated |= cut,
             fallback::Ended::OverBudget => {

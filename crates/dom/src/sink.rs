@@ -481,12 +481,6 @@ impl TreeSink for Sink {
         // of the formatting element being closed, html5ever's
         // `tree_builder::adoption_agency`).
         self.nodes.borrow_mut()[*new_parent as usize].adoption_copy = true;
-        loop {
-            let child = self.nodes.borrow()[*node as usize].first_child;
-            if child == NONE {
-                break;
-            }
-            self.append_child(*new_parent, child);
-        }
+        self.move_children(*node, *new_parent);
     }
 }
