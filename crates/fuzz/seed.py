@@ -4,8 +4,8 @@ crates/fuzz/corpus/<target>/ (gitignored; corpus data is never committed).
 
     python3 crates/fuzz/seed.py [CORPORA]   # default: <worktree>/../shared/corpora
 
-warc: the small WARC/ARC files as they are, and the first 100 records of every
-      WARC file on their own (plain), up to 64 KiB each
+warc: the small WARC/ARC files as they are, each ARC file also decoded, and the
+      first 100 records of every WARC file on their own (plain), up to 64 KiB each
 http: the HTTP block (status line, headers, body) of response records (100 a file)
 dom:  the first 64 KiB of HTML pages from big9 and dragnet
 site: a byte choosing one, two or three pages, then the first 64 KiB of an HTML
@@ -97,6 +97,10 @@ def main():
         data = read_maybe_gzip(path)
         if data is None:
             continue
+        if re.search(r"\.arc(\.gz)?$", path.name) and len(data) <= SMALL:
+            # The ARC decoded, so that mutations reach its header lines.
+            save("warc", data)
+            counts["warc"] += 1
         http = kept = 0
         for record, header, block in records(data):
             if len(record) <= SMALL and kept < 100:

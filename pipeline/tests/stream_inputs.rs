@@ -150,26 +150,99 @@ fn a_warc_on_standard_input_compressed_or_not() {
     let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
     for (name, bytes) in [("gzip", &gz), ("plain", &plain), ("zstd", &zst)] {
         let out = dir.path().join(name);
-        let mut child = Command::new(bin())
-            .args(["run", "-", "--out"])
-            .arg(&out)
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let bytes = bytes.clone();
-        let feeder = std::thread::spawn(move || stdin.write_all(&bytes));
-        let done = child.wait_with_output().unwrap();
-        feeder.join().unwrap().unwrap();
-        assert_eq!(
-            done.status.code(),
-            Some(0),
-            "{name}: {}",
-            String::from_utf8_lossy(&done.stderr)
-        );
+        run_on_stdin(bytes, &out, name);
         check_read_from(&out, &expected, "-", name == "gzip");
     }
+}
+
+/// `canopy run - --out OUT` with `bytes` on its standard input; it must
+/// exit 0.
+fn run_on_stdin(bytes: &[u8], out: &Path, what: &str) {
+    let mut child = Command::new(bin())
+        .args(["run", "-", "--out"])
+        .arg(out)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes = bytes.to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&bytes));
+    let done = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{what}: {}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+}
+
+/// An ARC file (Common Crawl's crawls before 2013) is told from a WARC by
+/// its content wherever a WARC is read: on standard input, over HTTP, as a
+/// `.arc.zst` file; gzipped, plain or zstd. Each way gives the article of
+/// reading the `.arc.gz` file, at the offset of its gzip member where the
+/// bytes are the file's, else of its header line in the decoded stream.
+#[test]
+fn an_arc_is_read_from_every_kind_of_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let arc_gz = corpus_file("warc/warcio/example.arc.gz");
+    let out = dir.path().join("file");
+    canopy(&[
+        "run".as_ref(),
+        arc_gz.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let expected = articles_and_sources(&out);
+    assert_eq!(expected.0.len(), 1, "the ARC's one page");
+    assert_eq!(expected.0[0]["url"], "http://example.com/");
+    assert_eq!(expected.1[0]["offset"], 171, "its gzip member");
+
+    let gz = std::fs::read(&arc_gz).unwrap();
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(gz.as_slice())
+        .read_to_end(&mut plain)
+        .unwrap();
+    let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
+    let header_at = plain
+        .windows(20)
+        .position(|w| w == b"http://example.com/ ")
+        .unwrap();
+    let at = |out: &Path, file: &str, offset: usize| {
+        let (articles, sources) = articles_and_sources(out);
+        assert!(articles == expected.0, "{file}: other articles");
+        assert_eq!(
+            sources,
+            [serde_json::json!({"file": file, "offset": offset})]
+        );
+    };
+    for (name, bytes, offset) in [
+        ("gzip", &gz, 171),
+        ("plain", &plain, header_at),
+        ("zstd", &zst, header_at),
+    ] {
+        let out = dir.path().join(format!("stdin-{name}"));
+        run_on_stdin(bytes, &out, name);
+        at(&out, "-", offset);
+    }
+
+    let (base, _) = serve(gz, Serve::DropEvery(usize::MAX));
+    let url = format!("{base}/example.arc.gz");
+    let out = dir.path().join("http");
+    canopy(&["run", &url, "--out", out.to_str().unwrap()]);
+    at(&out, &url, 171);
+
+    let file = dir.path().join("example.arc.zst");
+    std::fs::write(&file, &zst).unwrap();
+    let out = dir.path().join("zst-file");
+    canopy(&[
+        "run".as_ref(),
+        file.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    at(&out, file.to_str().unwrap(), header_at);
 }
 
 #[test]

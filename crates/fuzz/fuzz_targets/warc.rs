@@ -1,6 +1,7 @@
-//! The WARC record reader over arbitrary bytes: as given (plain or, from
-//! the `.warc.gz` seeds, gzip), and gzip-compressed, so that the record
-//! parser behind the gzip reader sees the same mutations.
+//! The WARC and ARC record readers over arbitrary bytes (`read_warc_bytes`
+//! tells an ARC by its `filedesc://` start): as given (plain or, from the
+//! `.gz` seeds, gzip), and gzip-compressed, so that the record parser
+//! behind the gzip reader sees the same mutations.
 #![no_main]
 
 use std::io::Write;

@@ -5,7 +5,10 @@
 //! content) followed by records, each one header line
 //! `URL IP-address archive-date content-type length` and `length` bytes
 //! (for `http:` URLs, the HTTP response with its headers), then a newline.
-//! A `.arc.gz` file usually holds one gzip member per record.
+//! A `.arc.gz` file usually holds one gzip member per record. An ARC is
+//! recognised by its content wherever a WARC is read (a file, standard
+//! input, an http(s) body, bytes in memory): its decoded stream starts
+//! with `filedesc://`.
 //!
 //! Each record becomes an in-memory WARC `response` record and goes through
 //! the same code as a WARC record ([`crate::warc`]): de-chunking, content
@@ -14,12 +17,14 @@
 //! offset in a plain file, and the offset of its gzip member in a gzipped
 //! one (exact for one member per record, the usual layout).
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::Path;
 
 use canopy_types::{Reject, SourceRef};
+use fastwarc::stream_io::bufread::RawReaderAdapter;
+use fastwarc::stream_io::traits::IntoWarcReader;
 
+use crate::framing::Compression;
+use crate::stream::Forward;
 use crate::{Event, IngestOptions, Skip, WarcStats};
 
 /// A `BufRead` that counts the bytes consumed from it.
@@ -98,26 +103,39 @@ fn warc_date(arc: &str) -> String {
     }
 }
 
-/// Reads an ARC file (plain or gzipped), calling `on_event` as
-/// [`crate::read_warc`] does. `Err` only when the file cannot be opened.
-pub(crate) fn read_arc(
-    path: &Path,
+/// Reads an ARC stream, calling `on_event` as [`crate::read_warc`] does.
+/// `raw` is the stream as stored: plain, gzip, zstd or LZ4 (told from its
+/// first bytes). `file_name` is the name written in events.
+///
+/// Offsets: a plain stream's are its byte offsets; a gzipped one's are
+/// those of each record's gzip member (exact for one member per record,
+/// the usual layout); zstd and LZ4 are read as one decoded stream, and
+/// their offsets are positions in it.
+pub(crate) fn read_arc<R: Read + Send + 'static>(
+    raw: R,
+    file_name: &str,
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
-) -> io::Result<WarcStats> {
-    let file_name = path.display().to_string();
+) -> WarcStats {
     let mut reader = Counting {
-        inner: BufReader::with_capacity(1 << 20, File::open(path)?),
+        inner: BufReader::with_capacity(1 << 20, raw),
         pos: 0,
     };
     let mut arc = ArcReader {
-        file: &file_name,
+        file: file_name,
         opts,
         stats: WarcStats::default(),
         on_event,
     };
-    let gzipped = reader.fill_buf()?.starts_with(&[0x1f, 0x8b]);
-    if gzipped {
+    let magic = match reader.fill_buf() {
+        Ok(head) => head.get(..4).unwrap_or(head).to_vec(),
+        Err(e) => {
+            arc.stop(Some(0), &format!("cannot read: {e}"));
+            return arc.stats;
+        }
+    };
+    let compression = Compression::of(&magic);
+    if compression == Compression::Gzip {
         // One member at a time, so each record knows where its member starts.
         loop {
             let member = reader.pos;
@@ -134,10 +152,19 @@ pub(crate) fn read_arc(
                 break;
             }
         }
+    } else if compression != Compression::None {
+        // Decoded as the WARC path decodes them.
+        let raw = RawReaderAdapter::new(Forward::new(reader)).into_warc_reader();
+        match crate::framing::open(raw) {
+            Ok(decoded) => {
+                arc.read_records(decoded, |pos| pos);
+            }
+            Err(e) => arc.stop(Some(0), &format!("cannot read: {e}")),
+        }
     } else {
         arc.read_records(reader, |pos| pos);
     }
-    Ok(arc.stats)
+    arc.stats
 }
 
 struct ArcReader<'a> {

@@ -190,13 +190,35 @@ pub(crate) fn open(raw: Box<dyn WarcRead>) -> io::Result<Lookahead> {
     }
     let mut raw = LimitedBufReader::new(raw, None);
     let magic: Vec<u8> = raw.fill_buf()?.iter().take(4).copied().collect();
-    let decoded: Box<dyn WarcRead> = match magic.as_slice() {
-        [0x1f, 0x8b, 0x08, ..] => Box::new(GzipReader::new(raw)),
-        [0x28, 0xb5, 0x2f, 0xfd] | [0x5d, 0x2a, 0x4d, 0x18] => Box::new(ZstdReader::new(raw)),
-        [0x04, 0x22, 0x4d, 0x18] => Box::new(Lz4Reader::new(raw)),
-        _ => Box::new(raw),
+    let decoded: Box<dyn WarcRead> = match Compression::of(&magic) {
+        Compression::Gzip => Box::new(GzipReader::new(raw)),
+        Compression::Zstd => Box::new(ZstdReader::new(raw)),
+        Compression::Lz4 => Box::new(Lz4Reader::new(raw)),
+        Compression::None => Box::new(raw),
     };
     Ok(Lookahead::new(decoded))
+}
+
+/// How a stream is compressed, by its first four bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compression {
+    Gzip,
+    Zstd,
+    Lz4,
+    None,
+}
+
+impl Compression {
+    pub(crate) fn of(magic: &[u8]) -> Compression {
+        match magic {
+            [0x1f, 0x8b, 0x08, ..] => Compression::Gzip,
+            // A zstd frame, or the first skippable frame's magic, which
+            // fastwarc's zstd reader also takes as a zstd stream's start.
+            [0x28, 0xb5, 0x2f, 0xfd, ..] | [0x5d, 0x2a, 0x4d, 0x18, ..] => Compression::Zstd,
+            [0x04, 0x22, 0x4d, 0x18, ..] => Compression::Lz4,
+            _ => Compression::None,
+        }
+    }
 }
 
 /// How a block read by [`read_block`] ended.

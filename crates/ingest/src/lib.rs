@@ -12,8 +12,8 @@
 //!   the stage, the reason, the record's offset and its `WARC-Record-ID`.
 //!   Requests, metadata, warcinfo and non-HTML payloads are counted as
 //!   skipped in [`WarcStats`]; revisits are counted separately.
-//!   ARC v1 files (`.arc`, `.arc.gz`) are read through the same path, one
-//!   record at a time. [`read_warc_split`] is the same reader in two steps,
+//!   ARC v1 files (plain or compressed as WARCs are, told by their
+//!   content) are read through the same path, one record at a time. [`read_warc_split`] is the same reader in two steps,
 //!   so that [`Payload::decode`] can run on other threads than the reading;
 //!   [`read_warc_stream_split`] reads a stream that cannot seek (standard
 //!   input, an http(s) body: [`HttpBody`], resumed after dropped

@@ -16,7 +16,7 @@ use crate::feed::parse_feed_within;
 use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::SegmentedGzip;
 use crate::http::{self, DecodeError, PayloadKind};
-use crate::stream::Forward;
+use crate::stream::{Forward, Peeked};
 use crate::{Event, IngestOptions, Skip, WarcStats};
 
 /// Maximum accepted length of a WARC or HTTP header block.
@@ -57,11 +57,14 @@ pub fn read_warc_split(
 ) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
     let mut file = File::open(path)?;
-    let mut head = [0u8; 64];
+    let mut head = vec![0u8; ARC_SNIFF_BYTES];
     let n = read_up_to(&mut file, &mut head)?;
-    let head = head.get(..n).unwrap_or_default();
-    if is_arc(path, head)? {
-        return crate::arc::read_arc(path, opts, &mut |event| on_item(Item::Event(event)));
+    head.truncate(n);
+    if is_arc(&head) {
+        file.seek(SeekFrom::Start(0))?;
+        return Ok(crate::arc::read_arc(file, &file_name, opts, &mut |event| {
+            on_item(Item::Event(event))
+        }));
     }
     if let Some(segment_bytes) = opts.inflate_segments {
         // On a pool thread, waiting for segments inflated on the same pool
@@ -88,29 +91,35 @@ pub fn read_warc_split(
 
 /// [`read_warc_split`] over a stream that cannot seek: standard input, an
 /// http(s) body ([`crate::HttpBody`]). `name` is the name written in
-/// events. The compression (gzip, zstd, LZ4 or none) is told from the
-/// first bytes; ARC data is not recognised here (it reads as a stream
-/// without WARC records). Records are read in one pass, front to back.
+/// events. The compression (gzip, zstd, LZ4 or none) and the format (WARC
+/// or ARC) are told from the first bytes. Records are read in one pass,
+/// front to back.
 pub fn read_warc_stream_split(
     name: &str,
     reader: impl Read + Send + 'static,
     opts: &IngestOptions,
     on_item: &mut dyn FnMut(Item),
 ) -> WarcStats {
+    let reader = Peeked::new(reader, ARC_SNIFF_BYTES);
+    if is_arc(reader.head()) {
+        return crate::arc::read_arc(reader, name, opts, &mut |event| on_item(Item::Event(event)));
+    }
     let raw = RawReaderAdapter::new(Forward::new(reader));
     read_stream(raw.into_warc_reader(), name, opts, on_item)
 }
 
-/// [`read_warc`] over a WARC file held in memory (`.warc` or `.warc.gz`
-/// bytes); `name` is the file name written in events. ARC data is not
-/// recognised here: it reads as a file without WARC records. Used by the
-/// fuzz targets (`crates/fuzz`) and tests.
+/// [`read_warc`] over a WARC or ARC file held in memory (plain or
+/// compressed bytes); `name` is the file name written in events. Used by
+/// the fuzz targets (`crates/fuzz`) and tests.
 pub fn read_warc_bytes(
     name: &str,
     bytes: Vec<u8>,
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
 ) -> WarcStats {
+    if is_arc(bytes.get(..ARC_SNIFF_BYTES).unwrap_or(&bytes)) {
+        return crate::arc::read_arc(std::io::Cursor::new(bytes), name, opts, on_event);
+    }
     let mut decoded = WarcStats::default();
     let reader = std::io::Cursor::new(bytes).into_warc_reader();
     let read = read_stream(reader, name, opts, &mut |item| {
@@ -235,26 +244,30 @@ fn read_stream(
     stats
 }
 
-/// Whether the file at `path`, which starts with `head`, is an ARC file
-/// (plain or gzipped): it starts with `filedesc://`.
-fn is_arc(path: &Path, head: &[u8]) -> std::io::Result<bool> {
-    if head.starts_with(b"filedesc://") {
-        return Ok(true);
+/// Bytes of a stream's start that [`is_arc`] looks at: enough compressed
+/// bytes for the first decoded ones, even after a gzip header that carries
+/// a file name or extra fields.
+const ARC_SNIFF_BYTES: usize = 64 << 10;
+
+/// Whether a stream that starts with `head` is an ARC file: decoded
+/// (plain, gzip, zstd or LZ4), it starts with `filedesc://`.
+fn is_arc(head: &[u8]) -> bool {
+    const MARK: &[u8] = b"filedesc://";
+    if head.starts_with(MARK) {
+        return true;
     }
-    if head.starts_with(&[0x1f, 0x8b]) {
-        // Decompress just the start of the first member (its header may
-        // carry a file name, so 64 compressed bytes are not always enough).
-        let file = File::open(path)?;
-        let mut dec = flate2::read::GzDecoder::new(file.take(64 << 10));
-        let mut plain = [0u8; 16];
-        // A short read or error is fine: only the first bytes matter.
-        let m = read_up_to(&mut dec, &mut plain).unwrap_or(0);
-        return Ok(plain
-            .get(..m)
-            .unwrap_or_default()
-            .starts_with(b"filedesc://"));
+    if framing::Compression::of(head) == framing::Compression::None {
+        return false;
     }
-    Ok(false)
+    let raw = RawReaderAdapter::new(Forward::new(std::io::Cursor::new(head.to_vec())));
+    let Ok(mut decoded) = framing::open(raw.into_warc_reader()) else {
+        return false;
+    };
+    let mut plain = [0u8; MARK.len()];
+    // A short read or an error (the head cuts the stream) is fine: only
+    // the first bytes matter.
+    let m = read_up_to(&mut decoded, &mut plain).unwrap_or(0);
+    plain.get(..m).unwrap_or_default() == MARK
 }
 
 /// Reads until `buf` is full or the reader ends (or fails after some bytes).

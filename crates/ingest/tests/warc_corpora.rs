@@ -5,7 +5,8 @@ mod common;
 use std::collections::HashMap;
 
 use canopy_ingest::{
-    decode_html, read_warc, read_warc_split, Event, IngestOptions, Item, PageRecord, Reject,
+    decode_html, read_warc, read_warc_bytes, read_warc_split, Event, IngestOptions, Item,
+    PageRecord, Reject,
 };
 use common::{corpus_file, manifest, read_all};
 
@@ -380,6 +381,50 @@ fn plain_and_truncated_arc_files() {
     assert!(r[0]
         .reason
         .starts_with("truncated record: expected 1591 payload bytes"));
+}
+
+/// ARC bytes held in memory (as the fuzz targets hand them over) are told
+/// from WARC bytes by their content and read as the file is: gzipped (at
+/// the offset of the record's member) and plain (at its header line's).
+/// Bytes that only open like an ARC end in one reject, not a panic.
+#[test]
+fn arc_bytes_in_memory_are_read_as_the_file_is() {
+    use std::io::Read;
+    let gz = std::fs::read(corpus_file("warc/warcio/example.arc.gz")).unwrap();
+    let (from_file, _) = read_all("warc/warcio/example.arc.gz");
+    let html = &pages(&from_file)[0].html;
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(gz.as_slice())
+        .read_to_end(&mut plain)
+        .unwrap();
+    let header_at = plain
+        .windows(20)
+        .position(|w| w == b"http://example.com/ ")
+        .unwrap() as u64;
+    for (bytes, offset) in [(gz, 171), (plain.clone(), header_at)] {
+        let mut events = Vec::new();
+        let stats = read_warc_bytes("mem.arc", bytes, &IngestOptions::default(), &mut |e| {
+            events.push(e)
+        });
+        assert_eq!((stats.records, stats.html, stats.skipped()), (2, 1, 1));
+        let got = pages(&events);
+        assert_eq!(got.len(), 1, "{events:?}");
+        assert_eq!(&got[0].html, html);
+        assert_eq!(got[0].source.offset, Some(offset));
+    }
+    for cut in [b"filedesc://".len(), 40] {
+        let mut events = Vec::new();
+        let stats = read_warc_bytes(
+            "cut.arc",
+            plain[..cut].to_vec(),
+            &IngestOptions::default(),
+            &mut |e| events.push(e),
+        );
+        assert_eq!(stats.records, stats.accounted(), "{stats:?}");
+        let r = rejects(&events);
+        assert_eq!(r.len(), 1, "{events:?}");
+        assert_eq!(r[0].stage, "arc");
+    }
 }
 
 #[test]
