@@ -341,89 +341,74 @@ mod tests {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
     }
 
+    /// Each text, and the day `f` should read in it (`None`: no date).
+    fn check(f: impl Fn(&str) -> Option<NaiveDate>, cases: &[(&str, Option<&str>)]) {
+        for &(text, want) in cases {
+            assert_eq!(f(text), want.map(day), "{text}");
+        }
+    }
+
     #[test]
     fn datelines_in_text() {
-        let t = |s: &str| text_date(s).map(|d| d.to_string());
-        // Typepad, Blogger, WordPress and news bylines as written.
-        assert_eq!(t(" on July 19, 2012").as_deref(), Some("2012-07-19"));
-        assert_eq!(
-            t("posted on Tuesday, October 30, 2012 at 9:46 AM by").as_deref(),
-            Some("2012-10-30")
+        check(
+            text_date,
+            &[
+                // Typepad, Blogger, WordPress and news bylines as written.
+                (" on July 19, 2012", Some("2012-07-19")),
+                (
+                    "posted on Tuesday, October 30, 2012 at 9:46 AM by",
+                    Some("2012-10-30"),
+                ),
+                ("Wednesday, November 7 2012", Some("2012-11-07")),
+                ("Posted 29 October 2012 | 3:25 pm", Some("2012-10-29")),
+                ("Sept. 3rd, 2012", Some("2012-09-03")),
+                ("the 2nd of July, 2012", Some("2012-07-02")),
+                ("Veröffentlicht am 2. Juli 2012", Some("2012-07-02")),
+                ("Publié le 1er août 2012", Some("2012-08-01")),
+                ("3 de julio de 2012", Some("2012-07-03")),
+                ("Stand: 02.07.2012, 10:00", Some("2012-07-02")),
+                ("2012/07/02 10:00", Some("2012-07-02")),
+                ("Опубликовано 2 июля 2012 г.", Some("2012-07-02")),
+                ("Dodano: 12 października 2012", Some("2012-10-12")),
+                ("Δημοσίευση: 2 Ιουλίου 2012", Some("2012-07-02")),
+                ("ΔΕΥΤΕΡΑ 2 ΙΟΥΛΙΟΥ 2012", Some("2012-07-02")),
+                ("ΤΡΙΤΗ 15 ΜΑΪΟΥ 2012", Some("2012-05-15")),
+                ("于2012年7月2日发布", Some("2012-07-02")),
+                ("2019年06月24日 11時30分", Some("2019-06-24")),
+                ("2012년 7월 2일", Some("2012-07-02")),
+                // Not dates: a month without a day, a US numeric date, an
+                // impossible day, a word that merely starts like a month.
+                ("July 2012", None),
+                ("07/02/2012", None),
+                ("February 30, 2012", None),
+                ("Mayday 2, 2012", None),
+                ("2012年7月", None),
+                ("2012年13月2日", None),
+            ],
         );
-        assert_eq!(
-            t("Wednesday, November 7 2012").as_deref(),
-            Some("2012-11-07")
-        );
-        assert_eq!(
-            t("Posted 29 October 2012 | 3:25 pm").as_deref(),
-            Some("2012-10-29")
-        );
-        assert_eq!(t("Sept. 3rd, 2012").as_deref(), Some("2012-09-03"));
-        assert_eq!(t("the 2nd of July, 2012").as_deref(), Some("2012-07-02"));
-        assert_eq!(
-            t("Veröffentlicht am 2. Juli 2012").as_deref(),
-            Some("2012-07-02")
-        );
-        assert_eq!(t("Publié le 1er août 2012").as_deref(), Some("2012-08-01"));
-        assert_eq!(t("3 de julio de 2012").as_deref(), Some("2012-07-03"));
-        assert_eq!(t("Stand: 02.07.2012, 10:00").as_deref(), Some("2012-07-02"));
-        assert_eq!(t("2012/07/02 10:00").as_deref(), Some("2012-07-02"));
-        assert_eq!(
-            t("Опубликовано 2 июля 2012 г.").as_deref(),
-            Some("2012-07-02")
-        );
-        assert_eq!(
-            t("Dodano: 12 października 2012").as_deref(),
-            Some("2012-10-12")
-        );
-        assert_eq!(
-            t("Δημοσίευση: 2 Ιουλίου 2012").as_deref(),
-            Some("2012-07-02")
-        );
-        assert_eq!(t("ΔΕΥΤΕΡΑ 2 ΙΟΥΛΙΟΥ 2012").as_deref(), Some("2012-07-02"));
-        assert_eq!(t("ΤΡΙΤΗ 15 ΜΑΪΟΥ 2012").as_deref(), Some("2012-05-15"));
-        assert_eq!(t("于2012年7月2日发布").as_deref(), Some("2012-07-02"));
-        assert_eq!(t("2019年06月24日 11時30分").as_deref(), Some("2019-06-24"));
-        assert_eq!(t("2012년 7월 2일").as_deref(), Some("2012-07-02"));
-        // Not dates: a month without a day, a US numeric date, an
-        // impossible day, a word that merely starts like a month.
-        assert_eq!(t("July 2012"), None);
-        assert_eq!(t("07/02/2012"), None);
-        assert_eq!(t("February 30, 2012"), None);
-        assert_eq!(t("Mayday 2, 2012"), None);
-        assert_eq!(t("2012年7月"), None);
-        assert_eq!(t("2012年13月2日"), None);
     }
 
     #[test]
     fn dates_in_url_paths() {
-        let u = |s: &str| url_date(s).map(|d| d.to_string());
-        assert_eq!(
-            u("http://247wallst.com/2012/10/27/sandy-over-250000-homes-at-risk/").as_deref(),
-            Some("2012-10-27")
+        check(
+            url_date,
+            &[
+                ("http://247wallst.com/2012/10/27/sandy-over-250000-homes-at-risk/", Some("2012-10-27")),
+                ("http://www.diebytheblade.com/2012/8/8/3229307/the-best-of", Some("2012-08-08")),
+                ("http://x.example/news/2012-07-02-title.html", Some("2012-07-02")),
+                ("http://x.example/a/20120702/", Some("2012-07-02")),
+                (
+                    "http://androidcommunity.com/motorola-photon-q-update-rolling-out-now-20121106/",
+                    Some("2012-11-06"),
+                ),
+                // A month alone, an id that holds digits, a date in the
+                // query, an impossible month.
+                ("http://x.example/2012/07/title/", None),
+                ("http://x.example/8301-13579_3-57478520-37/title/", None),
+                ("http://x.example/story?date=2012-07-02", None),
+                ("http://x.example/2012/13/02/title", None),
+            ],
         );
-        assert_eq!(
-            u("http://www.diebytheblade.com/2012/8/8/3229307/the-best-of").as_deref(),
-            Some("2012-08-08")
-        );
-        assert_eq!(
-            u("http://x.example/news/2012-07-02-title.html").as_deref(),
-            Some("2012-07-02")
-        );
-        assert_eq!(
-            u("http://x.example/a/20120702/").as_deref(),
-            Some("2012-07-02")
-        );
-        assert_eq!(
-            u("http://androidcommunity.com/motorola-photon-q-update-rolling-out-now-20121106/")
-                .as_deref(),
-            Some("2012-11-06")
-        );
-        // A month alone, an id that holds digits, a date in the query.
-        assert_eq!(u("http://x.example/2012/07/title/"), None);
-        assert_eq!(u("http://x.example/8301-13579_3-57478520-37/title/"), None);
-        assert_eq!(u("http://x.example/story?date=2012-07-02"), None);
-        assert_eq!(u("http://x.example/2012/13/02/title"), None);
     }
 
     #[test]
