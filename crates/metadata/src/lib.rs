@@ -7,7 +7,7 @@
 //! | field | sources, in order |
 //! |---|---|
 //! | authors | JSON-LD `author`; `<meta>` `author`, `article:author`, `dc.creator`…; elements marked `itemprop=author`, `p-author`, `rel=author` |
-//! | date | JSON-LD `datePublished`; `<meta>` `article:published_time`, `datePublished`, `date`, `dc.date`…, `parsely-page`; `itemprop=datePublished`, `<time pubdate>`, `dt-published`, hAtom `published`; the first `<time>` of the article (its `datetime`, else a date in its text); the URL's date path; the first `<time>` of the page; a dateline near the article (see [`text_date`]). Dates out of [`DateBounds`] are passed over |
+//! | date | JSON-LD `datePublished`; `<meta>` `article:published_time`, `datePublished`, `date`, `dc.date`…, `parsely-page`; `itemprop=datePublished`, `<time pubdate>`, `dt-published`, hAtom `published`; the first `<time>` of the article (its `datetime`, else a date in its text); a date `<meta>` written in words; the URL's date path; the first `<time>` of the page; a dateline near the article (see [`text_date`]). Dates out of [`DateBounds`] are passed over |
 //! | site name | `og:site_name`; JSON-LD `publisher` (or `WebSite`) name |
 //! | canonical URL | `<link rel=canonical>`; `og:url` |
 //! | top image | `og:image`, `twitter:image`; JSON-LD `image`; the first `<figure>` image of the article, then of the page |
@@ -287,11 +287,14 @@ fn element_date(doc: &Document, n: NodeId) -> Option<String> {
         .iter()
         .filter_map(|a| doc.attr(n, a))
         .find_map(normalize_date)
-        .or_else(|| {
-            let text = byline_text(doc, n)?;
-            normalize_date(&text)
-                .or_else(|| text_date(&text).map(|d| d.format("%Y-%m-%d").to_string()))
-        })
+        .or_else(|| written_date(&byline_text(doc, n)?))
+}
+
+/// A date as markup or a byline writes it: a date form, else the first
+/// date in words or figures in it ("Wednesday, October 31, 2012, 11:54
+/// AM", whose weekday and time no date form reads).
+fn written_date(text: &str) -> Option<String> {
+    normalize_date(text).or_else(|| text_date(text).map(|d| d.format("%Y-%m-%d").to_string()))
 }
 
 /// The publication date in a `parsely-page` `<meta>`, whose content is a
@@ -491,6 +494,17 @@ fn date(
     {
         return Some(d);
     }
+    // A date <meta> written for people ("Wednesday, October 31, 2012,
+    // 11:54 AM"), after the markup written for machines: such a display
+    // string can be when the page was rendered (dragnet's nbcnews pages say
+    // `date` "July 31, 2012" beside their `<time pubdate>` of July 23).
+    if let Some(d) = meta_values(metas, DATE_META)
+        .into_iter()
+        .filter_map(|v| text_date(v).filter(|&d| bounds.admit(d)))
+        .next()
+    {
+        return Some(d.format("%Y-%m-%d").to_string());
+    }
     // 2. The URL's date path (/2012/07/02/): a CMS writes the publication
     //    day there. The page's own URL first, then its canonical one.
     if let Some(d) = capture
@@ -677,6 +691,28 @@ mod tests {
         assert_eq!(
             date_of(abbr, "http://x.example/?page=1", None).as_deref(),
             Some("2012-07-21")
+        );
+    }
+
+    /// A date `<meta>` in words is read (nj.com's `article_date_original`),
+    /// after the markup written for machines (nbcnews's `date` "July 31",
+    /// beside its `<time pubdate>` of July 23) and before the URL's month.
+    #[test]
+    fn date_metas_in_words() {
+        let words = r#"<head><meta name="article_date_original"
+            content="Wednesday, October 31, 2012, 11:54 AM"></head><body><p>Text.</p></body>"#;
+        let url = "http://x.example/news/index.ssf/2012/10/story.html";
+        assert_eq!(date_of(words, url, None).as_deref(), Some("2012-10-31"));
+        let beside_time = r#"<head><meta name="date" content="July 31, 2012, 2:30 pm"></head>
+            <body><p><time pubdate datetime="2012-07-23T18:06:48-04:00">Jul 23</time></p></body>"#;
+        assert_eq!(
+            date_of(beside_time, "http://x.example/story", None).as_deref(),
+            Some("2012-07-23T18:06:48-04:00")
+        );
+        assert_eq!(
+            date_of(words, url, Some("2010-01-01T00:00:00Z")),
+            None,
+            "out of bounds: more than a year after the capture"
         );
     }
 
