@@ -18,9 +18,11 @@
 //!   at least half of `link_density` of whose text is links is a box of
 //!   headlines with bylines and blurbs, unless it holds half of the
 //!   selection's text outside links or more.
-//! - **Meta lines.** A block without blocks inside whose text outside links
-//!   is all template residue ("Posted in: &lt;News&gt; | <3> comments", "Tags:
-//!   &lt;a&gt;, &lt;b&gt;", a trackback header).
+//! - **Meta lines.** A block without blocks inside (lines split by `<br>`
+//!   aside) whose text outside links is all template residue ("Posted in:
+//!   &lt;News&gt; | <3> comments", "Tags: &lt;a&gt;, &lt;b&gt;", a trackback
+//!   header); a URL written out counts as a link ("TrackBack URL for this
+//!   entry:<br>http://…").
 //! - **Media text.** Text that belongs to media rather than to the
 //!   article: `<figcaption>`, and elements whose `id` or a class token
 //!   names a caption (`wp-caption`, `media__caption`) or an embedded post
@@ -795,16 +797,46 @@ impl<'a> Kept<'a> {
                 // A line of template words around links ("Posted in: <News> |
                 // <3> comments", "Tags: <a>, <b>"): all its text outside
                 // links recurs across the cluster.
+                // A URL written out counts as a link: it is one in all but
+                // markup ("TrackBack URL for this entry:<br>http://…"); a
+                // line break splits the line, not the block.
                 let meta_line = self.residue_chars[n] > 0
-                    && links > 0
-                    && chars - self.residue_chars[n] <= links
                     && !self.roots.contains(&n)
-                    && !(n + 1..doc.node(n).end).any(|d| is_block(doc.tag(d)));
+                    && !(n + 1..doc.node(n).end)
+                        .any(|d| doc.tag(d) != "br" && is_block(doc.tag(d)))
+                    && {
+                        let links = links + written_url_chars(doc, n);
+                        links > 0 && chars - self.residue_chars[n] <= links
+                    };
                 (!dense && !labelled_box && !meta_line)
                     || (self.options.attributions && self.is_attribution(n))
             }
         }
     }
+}
+
+/// Characters of the text nodes under `n`, outside links, that are a URL
+/// written out and nothing else.
+fn written_url_chars(doc: &Document, n: NodeId) -> u32 {
+    let end = doc.node(n).end;
+    let mut chars = 0;
+    let mut d = n;
+    while d < end {
+        if doc.tag(d) == "a" {
+            d = doc.node(d).end;
+            continue;
+        }
+        if let Some(t) = doc.text(d) {
+            let t = t.trim();
+            let url = (t.starts_with("http://") || t.starts_with("https://"))
+                && !t.contains(char::is_whitespace);
+            if url {
+                chars += crate::text_counts::non_white_chars(t);
+            }
+        }
+        d += 1;
+    }
+    chars
 }
 
 /// The text of `roots`, one block a line, without template residue and
@@ -988,6 +1020,9 @@ mod tests {
                 "<body><div id=a><p>{story}</p>\
                  <p>Posted in: <a href=/c>{category}</a> | <a href=/n>comments</a></p>\
                  <p>Listed below are links to weblogs that reference <a href=/p>{story}</a>:</p>\
+                 <p>TrackBack URL for this entry:<br><span>http://t.example/trackback/{day}</span></p>\
+                 <p>Tags:<br><a href=/t>{category}</a></p>\
+                 <p>http://source.example/{day}</p>\
                  <p>Filed on {day} in <a href=/c>{category}</a></p></div></body>"
             ))
         };
@@ -1011,7 +1046,13 @@ mod tests {
             !text.contains("Posted in") && !text.contains("weblogs"),
             "{text}"
         );
-        // A line with words of its own outside its links stays.
+        // A URL written out is a link: beside template words on lines of
+        // one block, it goes with them.
+        assert!(!text.contains("trackback/"), "{text}");
+        assert!(!text.contains("Tags") && !text.contains("\nNews"), "{text}");
+        // A URL on a line of its own, a line with words of its own outside
+        // its links: they stay.
+        assert!(text.contains("http://source.example/Monday"), "{text}");
         assert!(text.contains("Filed on Monday in News"), "{text}");
     }
 
