@@ -15,11 +15,12 @@ use regex::{Captures, Regex};
 /// "2 Ιουλίου 2012"; Greek also without its accents, as capitals write
 /// it: "2 ΙΟΥΛΙΟΥ 2012"). Names are matched ignoring case.
 /// Numeric dates are read in the unambiguous forms only: ISO
-/// `2012-07-02` / `2012/07/02`, the dotted European `02.07.2012`, and the
+/// `2012-07-02` / `2012/07/02`, the dotted European `02.07.2012`, the
 /// Chinese, Japanese and Korean `2012年7月2日` / `2012년 7월 2일` (year,
 /// month and day each followed by its character, in every language written
-/// with them); `07/02/2012` is July 2nd in the US and 7 February
-/// elsewhere, and is not read.
+/// with them), and `07/19/2012` or `19/07/2012` (also with dashes) where a
+/// number over 12 says which is the day; `07/02/2012` is July 2nd in the
+/// US and 7 February elsewhere, and is not read.
 ///
 /// | month | English | German | French | Spanish |
 /// |---|---|---|---|---|
@@ -199,6 +200,10 @@ static TEXT_DATE: LazyLock<Regex> = LazyLock::new(|| {
         format!(r"(?P<y3>{year})[-/](?P<m3>[01]\d)[-/](?P<d3>[0-3]\d)"),
         // 02.07.2012
         format!(r"(?P<d4>[0-3]?\d)\.(?P<m4>[01]?\d)\.(?P<y4>{year})"),
+        // 07/19/2012, 19/07/2012, 07-19-2012: read only where one of the
+        // first two numbers cannot be a month (`numeric_day`)
+        format!(r"(?P<a6>[0-3]?\d)/(?P<b6>[0-3]?\d)/(?P<y6>{year})"),
+        format!(r"(?P<a7>[0-3]?\d)-(?P<b7>[0-3]?\d)-(?P<y7>{year})"),
     ];
     let alternatives = patterns
         .iter()
@@ -211,6 +216,25 @@ static TEXT_DATE: LazyLock<Regex> = LazyLock::new(|| {
         format!(r"(?P<y5>{year})\s*[年년]\s*(?P<m5>[01]?\d)\s*[月월]\s*(?P<d5>[0-3]?\d)\s*[日일]");
     Regex::new(&format!(r"(?i)\b(?:{alternatives})\b|{cjk}")).expect("valid date pattern")
 });
+
+/// The date a text writes: a day, or only a numeric date whose month and
+/// day could be either way round (`07/02/2012`: July 2nd, or 7 February),
+/// with both readings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Day(NaiveDate),
+    EitherWay(NaiveDate, NaiveDate),
+}
+
+fn written_of(c: &Captures<'_>) -> Option<Written> {
+    let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
+    for (y, a, b) in [("y6", "a6", "b6"), ("y7", "a7", "b7")] {
+        if let Some(y) = num(y) {
+            return numeric_date(i32::try_from(y).ok()?, num(a)?, num(b)?);
+        }
+    }
+    date_of(c).map(Written::Day)
+}
 
 fn date_of(c: &Captures<'_>) -> Option<NaiveDate> {
     let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
@@ -228,9 +252,62 @@ fn date_of(c: &Captures<'_>) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
 }
 
-/// The first date written in `text` (see `MONTHS` for the forms read).
+/// A numeric date written `a/b/year`: the US writes the month first, most
+/// of the world the day. A number over 12 tells which is the day
+/// (07/19/2012, 19/07/2012); with both at 12 or under and different
+/// (07/02/2012) it could be either.
+fn numeric_date(y: i32, a: u32, b: u32) -> Option<Written> {
+    let day = |m, d| NaiveDate::from_ymd_opt(y, m, d);
+    match (a > 12, b > 12) {
+        (false, true) => day(a, b).map(Written::Day),
+        (true, false) => day(b, a).map(Written::Day),
+        (false, false) if a == b => day(a, b).map(Written::Day),
+        (false, false) => Some(Written::EitherWay(day(a, b)?, day(b, a)?)),
+        (true, true) => None,
+    }
+}
+
+/// The first day written in `text` (see `MONTHS` for the forms read), else
+/// the first numeric date that could be read either way.
+pub fn written_date(text: &str) -> Option<Written> {
+    let mut either = None;
+    for c in TEXT_DATE.captures_iter(text) {
+        match written_of(&c) {
+            Some(Written::Day(d)) => return Some(Written::Day(d)),
+            Some(w) => {
+                either.get_or_insert(w);
+            }
+            None => {}
+        }
+    }
+    either
+}
+
+/// How many numeric dates of `text` say, by a number over 12, that they
+/// are written month first (07/19/2012) and how many day first
+/// (19/07/2012). A page writes its dates one way: these tell which way its
+/// dates with both numbers at 12 or under are read.
+pub fn numeric_orders(text: &str) -> (u32, u32) {
+    let (mut month_first, mut day_first) = (0, 0);
+    for c in TEXT_DATE.captures_iter(text) {
+        let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
+        for (a, b) in [("a6", "b6"), ("a7", "b7")] {
+            match (num(a), num(b)) {
+                (Some(a), Some(b)) if a <= 12 && b > 12 => month_first += 1,
+                (Some(a), Some(b)) if a > 12 && b <= 12 => day_first += 1,
+                _ => {}
+            }
+        }
+    }
+    (month_first, day_first)
+}
+
+/// The first day written in `text` (see `MONTHS` for the forms read).
 pub fn text_date(text: &str) -> Option<NaiveDate> {
-    TEXT_DATE.captures_iter(text).find_map(|c| date_of(&c))
+    match written_date(text)? {
+        Written::Day(d) => Some(d),
+        Written::EitherWay(..) => None,
+    }
 }
 
 /// A date in a URL's path: `/2012/07/02/`, `/2012/7/2/`, `/2012-07-02-title`,
@@ -378,14 +455,45 @@ mod tests {
                 ("2012년 7월 2일", Some("2012-07-02")),
                 // Not dates: a month without a day, a US numeric date, an
                 // impossible day, a word that merely starts like a month.
+                ("Posted on 07/19/2012 at 03:08 PM", Some("2012-07-19")),
+                ("19/07/2012", Some("2012-07-19")),
+                ("08-17-2012", Some("2012-08-17")),
+                // Read past an ambiguous one to an unambiguous one.
+                ("07/02/2012 - 07/19/2012", Some("2012-07-19")),
                 ("July 2012", None),
                 ("07/02/2012", None),
+                ("07/19/12", None),
+                ("13/19/2012", None),
                 ("February 30, 2012", None),
                 ("Mayday 2, 2012", None),
                 ("2012年7月", None),
                 ("2012年13月2日", None),
             ],
         );
+    }
+
+    #[test]
+    fn numeric_dates_either_way_round() {
+        let either = |a: &str, b: &str| Some(Written::EitherWay(day(a), day(b)));
+        assert_eq!(
+            written_date("Posted on: 08-7-2012"),
+            either("2012-08-07", "2012-07-08")
+        );
+        assert_eq!(
+            written_date("07/02/2012 - 07/19/2012"),
+            Some(Written::Day(day("2012-07-19")))
+        );
+        assert_eq!(
+            written_date("07/07/2012"),
+            Some(Written::Day(day("2012-07-07")))
+        );
+        assert_eq!(written_date("13/19/2012"), None);
+        assert_eq!(written_date("no date"), None);
+        assert_eq!(
+            numeric_orders("07-28-2008, 05-30-2008 and 08-7-2012"),
+            (2, 0)
+        );
+        assert_eq!(numeric_orders("19/07/2012 or 07/02/2012"), (0, 1));
     }
 
     #[test]

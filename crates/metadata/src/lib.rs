@@ -41,6 +41,7 @@ use canopy_dom::{collapse_whitespace, Document, NodeId};
 use url::Url;
 
 pub use date::normalize_date;
+use dateline::Written;
 pub use dateline::{text_date, url_date, DateBounds};
 pub use heading::{article_heading, page_heading};
 pub use jsonld::JsonLd;
@@ -287,13 +288,13 @@ fn element_date(doc: &Document, n: NodeId) -> Option<String> {
         .iter()
         .filter_map(|a| doc.attr(n, a))
         .find_map(normalize_date)
-        .or_else(|| written_date(&byline_text(doc, n)?))
+        .or_else(|| date_as_written(&byline_text(doc, n)?))
 }
 
 /// A date as markup or a byline writes it: a date form, else the first
 /// date in words or figures in it ("Wednesday, October 31, 2012, 11:54
 /// AM", whose weekday and time no date form reads).
-fn written_date(text: &str) -> Option<String> {
+fn date_as_written(text: &str) -> Option<String> {
     normalize_date(text).or_else(|| text_date(text).map(|d| d.format("%Y-%m-%d").to_string()))
 }
 
@@ -388,7 +389,11 @@ fn cued(doc: &Document, n: NodeId, text: &str) -> bool {
 /// the text) that is not an item of a list ([`LIST_GAP_NODES`]).
 fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Option<String> {
     let span = anchor(doc, article);
-    let mut lines: Vec<(NodeId, chrono::NaiveDate, bool)> = Vec::new();
+    // Each candidate's node, its day (the first reading of a date that
+    // could be read either way), whether it could, and whether it is cued.
+    let mut lines: Vec<(NodeId, Written, bool)> = Vec::new();
+    // Numeric dates of the page that tell their order (month or day first).
+    let (mut month_first, mut day_first) = (0, 0);
     for n in 0..doc.len() {
         let Some(text) = doc.text(n) else { continue };
         let text = text.trim();
@@ -398,8 +403,15 @@ fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Opt
         {
             continue;
         }
-        let Some(day) = text_date(text).filter(|&d| bounds.admit(d)) else {
-            continue;
+        let (m, d) = dateline::numeric_orders(text);
+        month_first += m;
+        day_first += d;
+        let written = match dateline::written_date(text) {
+            Some(Written::Day(d)) if bounds.admit(d) => Written::Day(d),
+            Some(Written::EitherWay(a, b)) if bounds.admit(a) || bounds.admit(b) => {
+                Written::EitherWay(a, b)
+            }
+            _ => continue,
         };
         // The change may be named in the text or in the element around it
         // ("<b>Updated:</b> July 3, 2012").
@@ -411,8 +423,23 @@ fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Opt
         if dateline::speaks_of_change(text) || dateline::speaks_of_change(&around) {
             continue;
         }
-        lines.push((n, day, cued(doc, n, text)));
+        lines.push((n, written, cued(doc, n, text)));
     }
+    // A date that could be read either way is read the way the page's other
+    // numeric dates are written, when they all agree; else it stays
+    // unread.
+    let lines: Vec<(NodeId, Option<chrono::NaiveDate>, bool)> = lines
+        .into_iter()
+        .map(|(n, written, cued)| {
+            let day = match written {
+                Written::Day(d) => Some(d),
+                Written::EitherWay(m, _) if month_first > 0 && day_first == 0 => Some(m),
+                Written::EitherWay(_, d) if day_first > 0 && month_first == 0 => Some(d),
+                Written::EitherWay(..) => None,
+            };
+            (n, day.filter(|&d| bounds.admit(d)), cued)
+        })
+        .collect();
     // The markup a dateline sits in: items of a list repeat it.
     let markup = |n: NodeId| {
         doc.node(n)
@@ -443,9 +470,12 @@ fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Opt
             .filter(|&i| span.contains(&lines[i].0) || !listed(i))
             .min_by_key(|&i| (distance(lines[i].0), i))
     };
+    // A dateline left unread (either way round) is the page's all the
+    // same: it stands for it, and a farther one would be another post's.
     best(true)
         .or_else(|| best(false))
-        .map(|i| lines[i].1.format("%Y-%m-%d").to_string())
+        .and_then(|i| lines[i].1)
+        .map(|d| d.format("%Y-%m-%d").to_string())
 }
 
 /// The page's publication date, from the most explicit evidence to the
@@ -713,6 +743,40 @@ mod tests {
             date_of(words, url, Some("2010-01-01T00:00:00Z")),
             None,
             "out of bounds: more than a year after the capture"
+        );
+    }
+
+    /// A numeric dateline that could be read either way round is read the
+    /// way the page's other numeric dates are written (47hats.com: its
+    /// "08-7-2012" beside "07-28-2008" is 7 August); with nothing to tell,
+    /// it is not read, and it still stands for the page's date: a farther
+    /// dateline (another post's) is not taken in its place.
+    #[test]
+    fn numeric_datelines_are_read_the_way_the_page_writes_them() {
+        let page = |byline: &str, related: &str| {
+            format!(
+                r#"<body><div id=post><h1>Startup ideas</h1>
+                <p class="meta_date">Posted on: {byline}</p>
+                <p>The post, in a paragraph of several words.</p></div>
+                <div id=recent><p>An older post</p><p class="post-date">Posted on: {related}</p>
+                </div></body>"#
+            )
+        };
+        let url = "http://x.example/2012/08/ideas/";
+        let at = Some("2012-08-10T00:00:00Z");
+        let date = |html: String| date_of(&html, url, at);
+        assert_eq!(
+            date(page("08-7-2012", "07-28-2008")).as_deref(),
+            Some("2012-08-07")
+        );
+        assert_eq!(
+            date(page("08-7-2012", "28-07-2008")).as_deref(),
+            Some("2012-07-08")
+        );
+        assert_eq!(date(page("08-7-2012", "July 28, 2008")), None);
+        assert_eq!(
+            date(page("08-19-2012", "July 28, 2008")).as_deref(),
+            Some("2012-08-19")
         );
     }
 
