@@ -20,7 +20,8 @@ use regex::{Captures, Regex};
 /// month and day each followed by its character, in every language written
 /// with them), and `07/19/2012` or `19/07/2012` (also with dashes) where a
 /// number over 12 says which is the day; `07/02/2012` is July 2nd in the
-/// US and 7 February elsewhere, and is not read.
+/// US and 7 February elsewhere, and is read only as a dateline, the way the
+/// page's other numeric dates say it writes them ([`numeric_orders`]).
 ///
 /// | month | English | German | French | Spanish |
 /// |---|---|---|---|---|
@@ -201,7 +202,7 @@ static TEXT_DATE: LazyLock<Regex> = LazyLock::new(|| {
         // 02.07.2012
         format!(r"(?P<d4>[0-3]?\d)\.(?P<m4>[01]?\d)\.(?P<y4>{year})"),
         // 07/19/2012, 19/07/2012, 07-19-2012: read only where one of the
-        // first two numbers cannot be a month (`numeric_day`)
+        // first two numbers cannot be a month (`numeric_date`)
         format!(r"(?P<a6>[0-3]?\d)/(?P<b6>[0-3]?\d)/(?P<y6>{year})"),
         format!(r"(?P<a7>[0-3]?\d)-(?P<b7>[0-3]?\d)-(?P<y7>{year})"),
     ];
@@ -453,13 +454,15 @@ mod tests {
                 ("于2012年7月2日发布", Some("2012-07-02")),
                 ("2019年06月24日 11時30分", Some("2019-06-24")),
                 ("2012년 7월 2일", Some("2012-07-02")),
-                // Not dates: a month without a day, a US numeric date, an
-                // impossible day, a word that merely starts like a month.
+                // Numeric dates whose day is over 12, read past one that
+                // could be read either way.
                 ("Posted on 07/19/2012 at 03:08 PM", Some("2012-07-19")),
                 ("19/07/2012", Some("2012-07-19")),
                 ("08-17-2012", Some("2012-08-17")),
-                // Read past an ambiguous one to an unambiguous one.
                 ("07/02/2012 - 07/19/2012", Some("2012-07-19")),
+                // Not dates: a month without a day, a numeric date either
+                // way round, a two-digit year, no month, an impossible
+                // day, a word that merely starts like a month.
                 ("July 2012", None),
                 ("07/02/2012", None),
                 ("07/19/12", None),

@@ -288,14 +288,11 @@ fn element_date(doc: &Document, n: NodeId) -> Option<String> {
         .iter()
         .filter_map(|a| doc.attr(n, a))
         .find_map(normalize_date)
-        .or_else(|| date_as_written(&byline_text(doc, n)?))
-}
-
-/// A date as markup or a byline writes it: a date form, else the first
-/// date in words or figures in it ("Wednesday, October 31, 2012, 11:54
-/// AM", whose weekday and time no date form reads).
-fn date_as_written(text: &str) -> Option<String> {
-    normalize_date(text).or_else(|| text_date(text).map(|d| d.format("%Y-%m-%d").to_string()))
+        .or_else(|| {
+            let text = byline_text(doc, n)?;
+            normalize_date(&text)
+                .or_else(|| text_date(&text).map(|d| d.format("%Y-%m-%d").to_string()))
+        })
 }
 
 /// The publication date in a `parsely-page` `<meta>`, whose content is a
@@ -389,8 +386,7 @@ fn cued(doc: &Document, n: NodeId, text: &str) -> bool {
 /// the text) that is not an item of a list ([`LIST_GAP_NODES`]).
 fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Option<String> {
     let span = anchor(doc, article);
-    // Each candidate's node, its day (the first reading of a date that
-    // could be read either way), whether it could, and whether it is cued.
+    // Each candidate's node, the date it writes, and whether it is cued.
     let mut lines: Vec<(NodeId, Written, bool)> = Vec::new();
     // Numeric dates of the page that tell their order (month or day first).
     let (mut month_first, mut day_first) = (0, 0);
