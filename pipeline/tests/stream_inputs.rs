@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -150,17 +151,24 @@ fn a_warc_on_standard_input_compressed_or_not() {
     let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
     for (name, bytes) in [("gzip", &gz), ("plain", &plain), ("zstd", &zst)] {
         let out = dir.path().join(name);
-        run_on_stdin(bytes, &out, name);
+        canopy_on_stdin(
+            &[
+                "run".as_ref(),
+                "-".as_ref(),
+                "--out".as_ref(),
+                out.as_os_str(),
+            ],
+            bytes,
+            name,
+        );
         check_read_from(&out, &expected, "-", name == "gzip");
     }
 }
 
-/// `canopy run - --out OUT` with `bytes` on its standard input; it must
-/// exit 0.
-fn run_on_stdin(bytes: &[u8], out: &Path, what: &str) {
+/// `canopy ARGS` with `bytes` on its standard input; it must exit 0.
+fn canopy_on_stdin<S: AsRef<OsStr>>(args: &[S], bytes: &[u8], what: &str) {
     let mut child = Command::new(bin())
-        .args(["run", "-", "--out"])
-        .arg(out)
+        .args(args)
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -200,16 +208,9 @@ fn an_arc_is_read_from_every_kind_of_input() {
     assert_eq!(expected.1[0]["offset"], 171, "its gzip member");
 
     let gz = std::fs::read(&arc_gz).unwrap();
-    let mut plain = Vec::new();
-    flate2::read::MultiGzDecoder::new(gz.as_slice())
-        .read_to_end(&mut plain)
-        .unwrap();
+    let (plain, header_at) = canopy_test_support::example_arc_plain();
     let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
-    let header_at = plain
-        .windows(20)
-        .position(|w| w == b"http://example.com/ ")
-        .unwrap();
-    let at = |out: &Path, file: &str, offset: usize| {
+    let at = |out: &Path, file: &str, offset: u64| {
         let (articles, sources) = articles_and_sources(out);
         assert!(articles == expected.0, "{file}: other articles");
         assert_eq!(
@@ -223,7 +224,16 @@ fn an_arc_is_read_from_every_kind_of_input() {
         ("zstd", &zst, header_at),
     ] {
         let out = dir.path().join(format!("stdin-{name}"));
-        run_on_stdin(bytes, &out, name);
+        canopy_on_stdin(
+            &[
+                "run".as_ref(),
+                "-".as_ref(),
+                "--out".as_ref(),
+                out.as_os_str(),
+            ],
+            bytes,
+            name,
+        );
         at(&out, "-", offset);
     }
 
@@ -393,23 +403,17 @@ fn partition_reads_standard_input_too() {
     let expected = reference(dir.path());
     let work = dir.path().join("work");
     let out = dir.path().join("out");
-    let mut child = Command::new(bin())
-        .args(["partition", "-", "--buckets", "3", "--work"])
-        .arg(&work)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let gz = std::fs::read(big9()).unwrap();
-    let feeder = std::thread::spawn(move || stdin.write_all(&gz));
-    let done = child.wait_with_output().unwrap();
-    feeder.join().unwrap().unwrap();
-    assert_eq!(
-        done.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
+    canopy_on_stdin(
+        &[
+            "partition".as_ref(),
+            "-".as_ref(),
+            "--buckets".as_ref(),
+            "3".as_ref(),
+            "--work".as_ref(),
+            work.as_os_str(),
+        ],
+        &std::fs::read(big9()).unwrap(),
+        "partition -",
     );
     for k in 0..3 {
         let k = k.to_string();

@@ -796,10 +796,10 @@ impl<'a> Kept<'a> {
                     });
                 // A line of template words around links ("Posted in: <News> |
                 // <3> comments", "Tags: <a>, <b>"): all its text outside
-                // links recurs across the cluster.
-                // A URL written out counts as a link: it is one in all but
-                // markup ("TrackBack URL for this entry:<br>http://…"); a
-                // line break splits the line, not the block.
+                // links recurs across the cluster. A URL written out counts
+                // as a link, which it is in all but markup ("TrackBack URL
+                // for this entry:<br>http://…"); a line break splits the
+                // line, not the block.
                 let meta_line = self.residue_chars[n] > 0
                     && !self.roots.contains(&n)
                     && !(n + 1..doc.node(n).end)

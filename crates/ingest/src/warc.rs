@@ -57,7 +57,7 @@ pub fn read_warc_split(
 ) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
     let mut file = File::open(path)?;
-    let mut head = vec![0u8; ARC_SNIFF_BYTES];
+    let mut head = vec![0u8; HEAD_BYTES];
     let n = read_up_to(&mut file, &mut head)?;
     head.truncate(n);
     if is_arc(&head) {
@@ -71,7 +71,7 @@ pub fn read_warc_split(
         // could leave nobody to inflate them.
         if rayon::current_thread_index().is_none()
             && file.metadata()?.len() > 2 * segment_bytes as u64
-            && head.starts_with(&[0x1f, 0x8b, 8])
+            && framing::Compression::of(&head) == framing::Compression::Gzip
         {
             // More pieces ahead only queue the pool's other work behind them.
             let window = rayon::current_num_threads();
@@ -100,7 +100,7 @@ pub fn read_warc_stream_split(
     opts: &IngestOptions,
     on_item: &mut dyn FnMut(Item),
 ) -> WarcStats {
-    let reader = Peeked::new(reader, ARC_SNIFF_BYTES);
+    let reader = Peeked::new(reader, HEAD_BYTES);
     if is_arc(reader.head()) {
         return crate::arc::read_arc(reader, name, opts, &mut |event| on_item(Item::Event(event)));
     }
@@ -117,7 +117,7 @@ pub fn read_warc_bytes(
     opts: &IngestOptions,
     on_event: &mut dyn FnMut(Event),
 ) -> WarcStats {
-    if is_arc(bytes.get(..ARC_SNIFF_BYTES).unwrap_or(&bytes)) {
+    if is_arc(bytes.get(..HEAD_BYTES).unwrap_or(&bytes)) {
         return crate::arc::read_arc(std::io::Cursor::new(bytes), name, opts, on_event);
     }
     let mut decoded = WarcStats::default();
@@ -244,10 +244,10 @@ fn read_stream(
     stats
 }
 
-/// Bytes of a stream's start that [`is_arc`] looks at: enough compressed
-/// bytes for the first decoded ones, even after a gzip header that carries
-/// a file name or extra fields.
-const ARC_SNIFF_BYTES: usize = 64 << 10;
+/// Bytes of a stream's start read to tell what it is ([`is_arc`],
+/// [`sniff`]): enough compressed bytes for the first decoded ones, even
+/// after a gzip header that carries a file name or extra fields.
+const HEAD_BYTES: usize = 64 << 10;
 
 /// Whether a stream that starts with `head` is an ARC file: decoded
 /// (plain, gzip, zstd or LZ4), it starts with `filedesc://`.
@@ -256,18 +256,24 @@ fn is_arc(head: &[u8]) -> bool {
     if head.starts_with(MARK) {
         return true;
     }
-    if framing::Compression::of(head) == framing::Compression::None {
-        return false;
-    }
-    let raw = RawReaderAdapter::new(Forward::new(std::io::Cursor::new(head.to_vec())));
+    // Plain bytes were looked at above, without a decoder's buffers: the
+    // ARC reader asks this of every record it hands to the WARC path.
+    framing::Compression::of(head) != framing::Compression::None
+        && decoded_head(std::io::Cursor::new(head.to_vec()), MARK.len()) == MARK
+}
+
+/// Up to `n` bytes of the start of `raw` as decoded (plain, gzip, zstd or
+/// LZ4, as [`framing::open`] tells); fewer where the stream ends, is cut
+/// or cannot be read: only the first bytes matter to who asks.
+fn decoded_head(raw: impl Read + Send + 'static, n: usize) -> Vec<u8> {
+    let raw = RawReaderAdapter::new(Forward::new(raw));
     let Ok(mut decoded) = framing::open(raw.into_warc_reader()) else {
-        return false;
+        return Vec::new();
     };
-    let mut plain = [0u8; MARK.len()];
-    // A short read or an error (the head cuts the stream) is fine: only
-    // the first bytes matter.
-    let m = read_up_to(&mut decoded, &mut plain).unwrap_or(0);
-    plain.get(..m).unwrap_or_default() == MARK
+    let mut head = vec![0u8; n];
+    let got = read_up_to(&mut decoded, &mut head).unwrap_or(0);
+    head.truncate(got);
+    head
 }
 
 /// Reads until `buf` is full or the reader ends (or fails after some bytes).
@@ -712,18 +718,14 @@ pub enum Sniffed {
 
 /// Bytes of a file looked at by [`sniff`]: a WARC's version line, after
 /// decompression, or a feed's root element after an XML prolog.
-const SNIFF_BYTES: u64 = 4 << 10;
+const SNIFF_BYTES: usize = 4 << 10;
 
 /// What the file at `path` is by its content, if Canopy reads it.
 pub fn sniff(path: &Path) -> Option<Sniffed> {
     let file = File::open(path).ok()?;
-    let raw = RawReaderAdapter::new(Forward::new(file.take(64 << 10)));
-    let mut stream = framing::open(raw.into_warc_reader()).ok()?;
-    let mut head = vec![0u8; SNIFF_BYTES as usize];
-    let n = read_up_to(&mut stream, &mut head).unwrap_or(0);
-    let head = head.get(..n).unwrap_or_default();
+    let head = decoded_head(file.take(HEAD_BYTES as u64), SNIFF_BYTES);
     if head.starts_with(b"WARC/") || head.starts_with(b"filedesc://") {
         return Some(Sniffed::Archive);
     }
-    crate::feed::looks_like_feed(head).then_some(Sniffed::Feed)
+    crate::feed::looks_like_feed(&head).then_some(Sniffed::Feed)
 }

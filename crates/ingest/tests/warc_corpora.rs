@@ -8,6 +8,7 @@ use canopy_ingest::{
     decode_html, read_warc, read_warc_bytes, read_warc_split, Event, IngestOptions, Item,
     PageRecord, Reject,
 };
+use canopy_test_support::example_arc_plain;
 use common::{corpus_file, manifest, read_all};
 
 fn pages(events: &[Event]) -> Vec<&PageRecord> {
@@ -347,17 +348,7 @@ fn arc_files_are_read() {
 /// a cut record is a reject naming it.
 #[test]
 fn plain_and_truncated_arc_files() {
-    use std::io::Read;
-    let mut plain = Vec::new();
-    flate2::read::MultiGzDecoder::new(
-        std::fs::File::open(corpus_file("warc/warcio/example.arc.gz")).unwrap(),
-    )
-    .read_to_end(&mut plain)
-    .unwrap();
-    let header_at = plain
-        .windows(20)
-        .position(|w| w == b"http://example.com/ ")
-        .unwrap() as u64;
+    let (plain, header_at) = example_arc_plain();
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("example.arc");
     std::fs::write(&whole, &plain).unwrap();
@@ -389,18 +380,10 @@ fn plain_and_truncated_arc_files() {
 /// Bytes that only open like an ARC end in one reject, not a panic.
 #[test]
 fn arc_bytes_in_memory_are_read_as_the_file_is() {
-    use std::io::Read;
     let gz = std::fs::read(corpus_file("warc/warcio/example.arc.gz")).unwrap();
     let (from_file, _) = read_all("warc/warcio/example.arc.gz");
     let html = &pages(&from_file)[0].html;
-    let mut plain = Vec::new();
-    flate2::read::MultiGzDecoder::new(gz.as_slice())
-        .read_to_end(&mut plain)
-        .unwrap();
-    let header_at = plain
-        .windows(20)
-        .position(|w| w == b"http://example.com/ ")
-        .unwrap() as u64;
+    let (plain, header_at) = example_arc_plain();
     for (bytes, offset) in [(gz, 171), (plain.clone(), header_at)] {
         let mut events = Vec::new();
         let stats = read_warc_bytes("mem.arc", bytes, &IngestOptions::default(), &mut |e| {

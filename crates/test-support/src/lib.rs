@@ -123,6 +123,25 @@ pub fn noise(len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// warcio's ARC file (`warc/warcio/example.arc.gz`, one gzip member per
+/// record: the version block, then an HTTP response for
+/// http://example.com/) inflated to a plain ARC, and the byte offset of
+/// its response's header line there.
+pub fn example_arc_plain() -> (Vec<u8>, u64) {
+    use std::io::Read;
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(
+        std::fs::File::open(corpus_file("warc/warcio/example.arc.gz")).expect("readable"),
+    )
+    .read_to_end(&mut plain)
+    .expect("whole gzip members");
+    let header_at = plain
+        .windows(20)
+        .position(|w| w == b"http://example.com/ ")
+        .expect("the response's header line");
+    (plain, header_at as u64)
+}
+
 /// Where each gzip member of `gz` ends. Panics unless `gz` is whole
 /// members.
 pub fn gzip_member_ends(gz: &[u8]) -> Vec<usize> {
