@@ -125,7 +125,7 @@ pub fn noise(len: usize) -> Vec<u8> {
 
 /// warcio's ARC file (`warc/warcio/example.arc.gz`, one gzip member per
 /// record: the version block, then an HTTP response for
-/// http://example.com/) inflated to a plain ARC, and the byte offset of
+/// `http://example.com/`) inflated to a plain ARC, and the byte offset of
 /// its response's header line there.
 pub fn example_arc_plain() -> (Vec<u8>, u64) {
     use std::io::Read;
