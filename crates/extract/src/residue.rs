@@ -88,6 +88,10 @@ pub struct CleanOptions {
     /// under a label of its own is a promotion). Related-post lists link
     /// into the site.
     pub offsite_lists: bool,
+    /// Drop a label whose box the other rules dropped: a heading, or a
+    /// short line ending in a colon, after which nothing is kept up to the
+    /// next label ("Related posts:" over a list of links that went).
+    pub orphan_labels: bool,
 }
 
 impl Default for CleanOptions {
@@ -104,6 +108,7 @@ impl Default for CleanOptions {
             forms: true,
             attributions: true,
             offsite_lists: true,
+            orphan_labels: true,
         }
     }
 }
@@ -122,6 +127,7 @@ impl CleanOptions {
             forms: false,
             attributions: false,
             offsite_lists: false,
+            orphan_labels: false,
         }
     }
 }
@@ -452,6 +458,16 @@ fn region_chars(doc: &Document, region: &[Range<NodeId>], counts: &TextCounts, n
     }
 }
 
+/// Most characters of a label ([`Kept::orphan_labels`]): a box's title
+/// is a line, not a sentence. The page-level extractor's bound on a bold
+/// label (`page::prune`).
+const LABEL_CHARS: u32 = 100;
+
+/// Fewest links that make a box of links under a label
+/// ([`Kept::orphan_labels`]): a list. One link is what the label names ("The
+/// paper is here:" over its PDF), which the gold of trafbench keeps.
+const BOX_LINKS: usize = 2;
+
 /// Which nodes of a selection [`clean_text`] keeps: everything but
 /// template residue and link-dense blocks. Renderers of the article's HTML
 /// use it so that they show exactly the nodes the text came from.
@@ -481,21 +497,25 @@ pub struct Kept<'a> {
     /// first looked at.
     host: OnceCell<Option<String>>,
     /// Elements left out whatever the rules say, sorted: what the
-    /// page-level extractor prunes from its selection ([`crate::PageSelection`]).
+    /// page-level extractor prunes from its selection ([`crate::PageSelection`]),
+    /// the furniture inside a wrapper's, and the labels whose boxes went.
     pruned: Vec<NodeId>,
 }
 
 impl<'a> Kept<'a> {
     /// Counts what the keep rule needs, over the subtrees around `roots`
     /// that it reads: for each root, the subtree of the nearest block at or
-    /// above it.
+    /// above it. The elements of `pruned` are left out whatever the rules
+    /// say, and then the labels whose boxes went ([`Kept::orphan_labels`]).
     pub fn new(
         doc: &'a Document,
         roots: &[NodeId],
         residue: &Residue,
         options: &CleanOptions,
+        pruned: &[NodeId],
     ) -> Kept<'a> {
-        Kept::with_region(doc, roots, residue, options, cleaning_region(doc, roots))
+        let region = cleaning_region(doc, roots);
+        Kept::with_region(doc, roots, residue, options, region).with_pruned(pruned)
     }
 
     /// [`Kept::new`] with the counts made over `region`, which must hold
@@ -583,11 +603,130 @@ impl<'a> Kept<'a> {
         region_chars(self.doc, &self.region, &self.counts, n)
     }
 
-    /// The same rule, with `pruned` left out too.
-    pub fn with_pruned(mut self, pruned: &[NodeId]) -> Kept<'a> {
+    /// The same rule, with `pruned` left out too, and then the labels
+    /// whose boxes went.
+    fn with_pruned(mut self, pruned: &[NodeId]) -> Kept<'a> {
         self.pruned = pruned.to_vec();
         self.pruned.sort_unstable();
+        if self.options.orphan_labels {
+            let orphans = self.orphan_labels();
+            if !orphans.is_empty() {
+                self.pruned.extend(orphans);
+                self.pruned.sort_unstable();
+            }
+        }
         self
+    }
+
+    /// Labels whose box the rules dropped: a block whose whole text is one
+    /// short line ending in a colon ("Related posts:", "Like this:",
+    /// "Lesen Sie auch:"), after which nothing is kept up to the next
+    /// label while [`BOX_LINKS`] links or more went: the box of links it
+    /// titled. Its title alone says nothing. A label that introduces a
+    /// photo, a video or a caption stays, as does one over a single link
+    /// (a document to download) or over kept text.
+    fn orphan_labels(&self) -> Vec<NodeId> {
+        let doc = self.doc;
+        let mut out = Vec::new();
+        // The label read last, and the links dropped after it.
+        let mut open: Option<(NodeId, usize)> = None;
+        let close = |open: Option<(NodeId, usize)>, out: &mut Vec<NodeId>| {
+            if let Some((label, _)) = open.filter(|&(_, links)| links >= BOX_LINKS) {
+                out.push(label);
+            }
+        };
+        for &root in &self.roots {
+            let end = doc.node(root).end;
+            let mut n = root;
+            while n < end {
+                if n != root && !self.keeps(n) {
+                    // Captions and embedded posts are what a label
+                    // introduces ("… in one graph:"), not its box.
+                    let media = is_media_text(doc, n, &self.options.media_text, &|m| self.chars(m));
+                    if let Some((_, links)) = open.as_mut().filter(|_| !media) {
+                        *links += (n..doc.node(n).end)
+                            .filter(|&d| doc.tag(d) == "a" && self.chars(d) > 0)
+                            .count();
+                    }
+                    n = doc.node(n).end;
+                    continue;
+                }
+                // A photo or a player right after the label is what it
+                // introduces. The parse leaves players out (`<iframe>`,
+                // `<object>`), so a paragraph left empty stands for one.
+                let introduced =
+                    is_media_element(doc.tag(n)) || doc.tag(n) == "p" && doc.node(n).end == n + 1;
+                if introduced && open.is_some_and(|(_, links)| links == 0) {
+                    open = None;
+                }
+                if n != root && self.is_label(n) {
+                    close(open.take(), &mut out);
+                    open = Some((n, 0));
+                    n = doc.node(n).end;
+                    continue;
+                }
+                if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
+                    open = None;
+                }
+                n += 1;
+            }
+        }
+        // A label that ends the selection titles what follows it on the
+        // page: the list of links the selection left out ("Lesen Sie
+        // auch:" above its teasers).
+        if let (Some((label, links)), Some(&last)) = (open, self.roots.last()) {
+            open = self
+                .links_after(doc.node(last).end)
+                .map(|more| (label, links + more));
+        }
+        close(open, &mut out);
+        out
+    }
+
+    /// The links that come first on the page from node `from` on, before
+    /// any text outside a link, a heading or a label; `None` when a photo
+    /// or a video comes first.
+    fn links_after(&self, from: NodeId) -> Option<usize> {
+        let doc = self.doc;
+        let mut links = 0;
+        let mut n = from;
+        while n < doc.len() {
+            let tag = doc.tag(n);
+            if is_media_element(tag) {
+                return (links > 0).then_some(links);
+            }
+            if tag == "a" {
+                links += usize::from(self.chars(n) > 0);
+                n = doc.node(n).end;
+                continue;
+            }
+            if doc.element(n).is_some() && self.is_label(n)
+                || doc.text(n).is_some_and(|t| !t.trim().is_empty())
+            {
+                break;
+            }
+            n += 1;
+        }
+        Some(links)
+    }
+
+    /// Whether element `n` is a label: a paragraph, a `div`, a `dt` or a
+    /// heading of at most [`LABEL_CHARS`] whose text ends in a colon
+    /// (a heading without one is a section's title more often than a
+    /// box's: a standfirst over the story's first box).
+    fn is_label(&self, n: NodeId) -> bool {
+        let doc = self.doc;
+        let tag = doc.tag(n);
+        if !(is_heading(tag) || matches!(tag, "p" | "div" | "dt"))
+            || self.chars(n) == 0
+            || self.chars(n) > LABEL_CHARS
+        {
+            return false;
+        }
+        let last = (n + 1..doc.node(n).end)
+            .rev()
+            .find_map(|d| doc.text(d).map(str::trim_end).filter(|t| !t.is_empty()));
+        last.is_some_and(|t| t.ends_with(':') || t.ends_with('\u{ff1a}'))
     }
 
     /// Whether link-dense block `n` is a list of other sites' pages
@@ -815,6 +954,24 @@ impl<'a> Kept<'a> {
     }
 }
 
+/// Whether an element of this tag shows media: a photo, a video, an
+/// embedded player.
+fn is_media_element(tag: &str) -> bool {
+    matches!(
+        tag,
+        "img"
+            | "picture"
+            | "figure"
+            | "video"
+            | "audio"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "svg"
+            | "canvas"
+    )
+}
+
 /// Characters of the text nodes under `n`, outside links, that are a URL
 /// written out and nothing else.
 fn written_url_chars(doc: &Document, n: NodeId) -> u32 {
@@ -858,7 +1015,7 @@ pub fn clean_selection(
     residue: &Residue,
     options: &CleanOptions,
 ) -> String {
-    let kept = Kept::new(doc, roots, residue, options).with_pruned(pruned);
+    let kept = Kept::new(doc, roots, residue, options, pruned);
     let mut text = String::new();
     for &root in roots {
         let t = doc.inner_text_where(root, &|n| kept.keeps(n));
@@ -1009,6 +1166,41 @@ mod tests {
             &links_off,
         );
         assert!(text.contains("Elections moved"), "{text}");
+    }
+
+    /// A label goes with the box of links it titled, inside the selection
+    /// or, at its end, on the page after it; one that introduces a photo,
+    /// a single link or kept text stays.
+    #[test]
+    fn a_label_goes_with_its_box_of_links() {
+        let story = "The story itself, told in words of its own at some length here.";
+        let related = "<ul><li><a href=/1>An older post of the blog</a></li>\
+                       <li><a href=/2>Another older post of it</a></li></ul>";
+        let clean = |html: &str, orphan_labels: bool| {
+            let page = doc(html);
+            let options = CleanOptions {
+                orphan_labels,
+                ..CleanOptions::default()
+            };
+            clean_text(&page, &[first(&page, "div")], &Residue::default(), &options)
+        };
+        let cases = [
+            // The box inside the selection, then outside it.
+            (format!("<body><div><p>{story}</p><p><b>Related posts:</b></p>{related}</div></body>"), false),
+            (format!("<body><div><p>{story}</p><p>Read also:</p></div>{related}</body>"), false),
+            // What the label introduces.
+            (format!("<body><div><p>{story}</p><p>The sunset:</p><p><img src=s.jpg></p>{related}</div></body>"), true),
+            // A player the parse leaves out (mediaite's video), its
+            // paragraph left empty.
+            (format!("<body><div><p>{story}</p><p>Watch it below:</p><p><iframe src=/v></iframe></p>{related}</div></body>"), true),
+            (format!("<body><div><p>{story}</p><p>The paper is here:</p><p><a href=/p.pdf>The paper</a></p></div></body>"), true),
+            (format!("<body><div><p>{story}</p><p>He wrote:</p><blockquote>{story}</blockquote>{related}</div></body>"), true),
+        ];
+        for (html, stays) in cases {
+            let label = |t: &str| t.lines().any(|l| l.ends_with(':'));
+            assert_eq!(label(&clean(&html, true)), stays, "{html}");
+            assert!(label(&clean(&html, false)), "without the rule: {html}");
+        }
     }
 
     #[test]
@@ -1331,14 +1523,15 @@ mod tests {
                     }
                 }
                 for roots in selections {
-                    let near = Kept::new(page, &roots, &residue, &options);
+                    let near = Kept::new(page, &roots, &residue, &options, &[]);
                     let whole = Kept::with_region(
                         page,
                         &roots,
                         &residue,
                         &options,
                         std::iter::once(0..page.len()).collect(),
-                    );
+                    )
+                    .with_pruned(&[]);
                     for &root in &roots {
                         for n in root..page.node(root).end {
                             assert_eq!(near.keeps(n), whole.keeps(n), "node {n} of {roots:?}");

@@ -225,3 +225,22 @@ fn a_labelled_box_of_other_sites_pages_goes() {
     assert!(!on.contains(link), "the labelled box must go");
     assert!(on.contains("The art of balancing bright hues"));
 }
+
+/// johndcook: the post ends with a bold "Related posts:" over a paragraph
+/// of links to other posts; the links go as a link-dense block, and the
+/// gold leaves out the label too. "From <Brian Phillips>:", a line ending
+/// in a colon over the quote it introduces, stays.
+#[test]
+fn a_label_whose_links_went_goes() {
+    let (on, off, gold) = cleaned(
+        "dragnet",
+        "dragnet-00047",
+        "we need not marvel",
+        "Audible confetti",
+        |o| o.orphan_labels = false,
+    );
+    assert!(!gold.contains("Related posts"));
+    assert!(!on.contains("Related posts"), "the label must go");
+    assert!(off.contains("Related posts"), "without the rule it stays");
+    assert!(on.contains("From Brian Phillips:") && on.contains("we need not marvel"));
+}

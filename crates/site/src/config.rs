@@ -124,6 +124,7 @@ pub struct ExtractConfig {
     pub forms: bool,
     pub attributions: bool,
     pub offsite_lists: bool,
+    pub orphan_labels: bool,
     /// Word counts of the page-level extractor's prior: "" for the shipped
     /// `configs/prior.tsv`, "none" for no prior, else a file of that form.
     pub prior: String,

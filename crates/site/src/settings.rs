@@ -184,6 +184,7 @@ impl SiteSettings {
                 forms: config.extract.forms,
                 attributions: config.extract.attributions,
                 offsite_lists: config.extract.offsite_lists,
+                orphan_labels: config.extract.orphan_labels,
             },
             reuse: None,
             page_budget: Some(Duration::from_millis(config.run.page_budget_ms))

@@ -607,7 +607,7 @@ fn extract_page(
     let teaches = !text.is_empty()
         && c.members[..settings.prior_pages.min(c.members.len())].contains(&page.index);
     let evidence = teaches.then(|| {
-        let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean).with_pruned(&furniture);
+        let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean, &furniture);
         let mut seen = SiteEvidence::default();
         seen.add_page(&page.doc, &nodes, &|n| kept.keeps(n));
         seen
@@ -1022,7 +1022,7 @@ fn add_renderings(
         return;
     }
     let doc = &page.doc;
-    let kept = Kept::new(doc, nodes, residue, clean).with_pruned(pruned);
+    let kept = Kept::new(doc, nodes, residue, clean, pruned);
     let base = base_url(doc, &page.record.url);
     let tree = CleanTree::build(doc, nodes, &|n| kept.keeps(n), base.as_ref());
     article.html = render.html.then(|| tree.html());
