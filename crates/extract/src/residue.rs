@@ -463,6 +463,11 @@ fn region_chars(doc: &Document, region: &[Range<NodeId>], counts: &TextCounts, n
 /// label (`page::prune`).
 const LABEL_CHARS: u32 = 100;
 
+/// Most nodes in a label's subtree: a line's text and the few elements
+/// around it (`<p><em><strong>Related content:</strong></em></p>` is 4).
+/// Not tuned: no label of the dev corpora comes near it.
+const LABEL_NODES: usize = 32;
+
 /// Fewest links that make a box of links under a label
 /// ([`Kept::orphan_labels`]): a list. One link is what the label names ("The
 /// paper is here:" over its PDF), which the gold of trafbench keeps.
@@ -684,8 +689,8 @@ impl<'a> Kept<'a> {
     }
 
     /// The links that come first on the page from node `from` on, before
-    /// any text outside a link, a heading or a label; `None` when a photo
-    /// or a video comes first.
+    /// any text outside a link (a label's, a heading's, prose); `None`
+    /// when a photo or a video comes first.
     fn links_after(&self, from: NodeId) -> Option<usize> {
         let doc = self.doc;
         let mut links = 0;
@@ -700,9 +705,7 @@ impl<'a> Kept<'a> {
                 n = doc.node(n).end;
                 continue;
             }
-            if doc.element(n).is_some() && self.is_label(n)
-                || doc.text(n).is_some_and(|t| !t.trim().is_empty())
-            {
+            if doc.text(n).is_some_and(|t| !t.trim().is_empty()) {
                 break;
             }
             n += 1;
@@ -717,7 +720,10 @@ impl<'a> Kept<'a> {
     fn is_label(&self, n: NodeId) -> bool {
         let doc = self.doc;
         let tag = doc.tag(n);
+        // A line's markup is a few elements; the bound also keeps the
+        // search for its last text short.
         if !(is_heading(tag) || matches!(tag, "p" | "div" | "dt"))
+            || doc.node(n).end - n > LABEL_NODES
             || self.chars(n) == 0
             || self.chars(n) > LABEL_CHARS
         {
