@@ -642,9 +642,40 @@ impl<'a> Kept<'a> {
         };
         for &root in &self.roots {
             let end = doc.node(root).end;
-            let mut n = root;
+            // Elements found kept, each inside the one before: the
+            // ancestors of where the walk is that need no keep test again.
+            let mut kept_chain = vec![root];
+            let mut n = root + 1;
             while n < end {
-                if n != root && !self.keeps(n) {
+                if open.is_none() {
+                    // Nothing to settle: on to the next label the rules
+                    // keep (what lies before it needs no keep test).
+                    let Some(label) = (n..end).find(|&d| self.is_label(d)) else {
+                        break;
+                    };
+                    while kept_chain.last().is_some_and(|&a| doc.node(a).end <= label) {
+                        kept_chain.pop();
+                    }
+                    let top = kept_chain.last().copied().unwrap_or(root);
+                    let mut path: Vec<NodeId> = std::iter::once(label)
+                        .chain(doc.ancestors(label).take_while(|&a| a != top))
+                        .collect();
+                    path.reverse();
+                    // Tested from the outermost down, as the walk below
+                    // tests them: a dropped one is skipped whole.
+                    n = doc.node(label).end;
+                    open = Some((label, 0));
+                    for a in path {
+                        if !self.keeps(a) {
+                            n = doc.node(a).end;
+                            open = None;
+                            break;
+                        }
+                        kept_chain.push(a);
+                    }
+                    continue;
+                }
+                if !self.keeps(n) {
                     // Captions and embedded posts are what a label
                     // introduces ("… in one graph:"), not its box.
                     let media = is_media_text(doc, n, &self.options.media_text, &|m| self.chars(m));
@@ -664,7 +695,7 @@ impl<'a> Kept<'a> {
                 if introduced && open.is_some_and(|(_, links)| links == 0) {
                     open = None;
                 }
-                if n != root && self.is_label(n) {
+                if self.is_label(n) {
                     close(open.take(), &mut out);
                     open = Some((n, 0));
                     n = doc.node(n).end;
