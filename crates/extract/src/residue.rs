@@ -88,9 +88,10 @@ pub struct CleanOptions {
     /// under a label of its own is a promotion). Related-post lists link
     /// into the site.
     pub offsite_lists: bool,
-    /// Drop a label whose box the other rules dropped: a heading, or a
-    /// short line ending in a colon, after which nothing is kept up to the
-    /// next label ("Related posts:" over a list of links that went).
+    /// Drop a label whose box of links the other rules dropped: a short
+    /// line ending in a colon (a paragraph, `div`, `dt` or heading), after
+    /// which nothing is kept up to the next label while two links or more
+    /// went ("Related posts:" over a list of links that went).
     pub orphan_labels: bool,
 }
 
@@ -458,10 +459,12 @@ fn region_chars(doc: &Document, region: &[Range<NodeId>], counts: &TextCounts, n
     }
 }
 
-/// Most characters of a label ([`Kept::orphan_labels`]): a box's title
-/// is a line, not a sentence. The page-level extractor's bound on a bold
-/// label (`page::prune`).
-const LABEL_CHARS: u32 = 100;
+/// Longest label, in characters: a box's title ("Read also:", "More on
+/// this topic") is a line, not a sentence. Here ([`Kept::orphan_labels`])
+/// and for the page-level extractor's bold labels (`page::prune`). Chosen
+/// on trafbench among 60 and 100 for the bold labels (one snippet apart,
+/// docs/quality-log.md).
+pub(crate) const LABEL_CHARS: u32 = 100;
 
 /// Most nodes in a label's subtree: a line's text and the few elements
 /// around it (`<p><em><strong>Related content:</strong></em></p>` is 4).

@@ -5,6 +5,7 @@ use canopy_dom::{is_heading, Document, NodeId};
 use super::blocks::Blocks;
 use super::is_prose_block;
 use super::roles::Roles;
+use crate::residue::LABEL_CHARS;
 
 /// Characters in paragraphs from which an article is written in
 /// paragraphs, and loose text beside them is not the article: three
@@ -215,12 +216,6 @@ fn heads_text(
     }
     false
 }
-
-/// Longest label, in characters: a box's title set as a bold paragraph
-/// ("Read also:", "More on this topic") is a line, not a sentence.
-/// Chosen on trafbench among 60 and 100 (one snippet apart,
-/// docs/quality-log.md).
-const LABEL_CHARS: u32 = 100;
 
 /// Whether `n` is a paragraph used as a heading: a `<p>` of at most
 /// [`LABEL_CHARS`] whose text is all bold (`<b>`, `<strong>`), as editors
