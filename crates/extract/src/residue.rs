@@ -514,7 +514,7 @@ impl<'a> Kept<'a> {
     /// Counts what the keep rule needs, over the subtrees around `roots`
     /// that it reads: for each root, the subtree of the nearest block at or
     /// above it. The elements of `pruned` are left out whatever the rules
-    /// say, and then the labels whose boxes went ([`Kept::orphan_labels`]).
+    /// say, and then the labels whose boxes went ([`CleanOptions::orphan_labels`]).
     pub fn new(
         doc: &'a Document,
         roots: &[NodeId],
