@@ -4,7 +4,9 @@
 //!
 //! Exit codes: 0 all records used, 1 done but some records were rejected
 //! (see `rejects.jsonl`), 2 bad usage, an unusable output directory, or a
-//! folder another canopy process holds.
+//! folder another canopy process holds. A command returns 0 or 1 itself;
+//! an error that stops it comes back here, is printed once with its
+//! causes and exits 2.
 
 mod commands;
 mod inputs;
@@ -14,6 +16,7 @@ mod threads;
 
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{eval, extract, index, merge, page, partition, run};
@@ -74,7 +77,18 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("canopy: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command: its exit code, or the error that stopped it.
+fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Run(args) => run::command(args, true),
         Command::Wrappers(WrappersCommand::Apply(args)) => run::command(args.into(), false),
         Command::Page(args) => page::command(args),
@@ -87,17 +101,16 @@ fn main() -> ExitCode {
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "canopy", &mut std::io::stdout());
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
             let command = <Cli as clap::CommandFactory>::command();
             match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("canopy: cannot write the manual page: {e}");
-                    ExitCode::from(2)
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(e).context("cannot write the manual page")
                 }
+                // A closed pipe (`| head`) is the reader's choice.
+                _ => Ok(ExitCode::SUCCESS),
             }
         }
     }

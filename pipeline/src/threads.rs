@@ -16,7 +16,7 @@
 //! fewer workers than CPUs, which CPUs are free is the kernel's to judge;
 //! with more, workers would have to share.
 
-use std::process::ExitCode;
+use anyhow::Context;
 
 /// Worker threads per CPU at most (`--threads`, `run.threads`). Canopy's
 /// workers compute (parse, cluster, extract) and wait on nothing, so past
@@ -53,7 +53,7 @@ pub fn bound_for(cpus: usize) -> usize {
 /// Starts rayon's global pool with `threads` workers (0: one per core;
 /// at most [`bounded`]), bound one to a CPU if `pin` and the CPUs allow
 /// it ([`cpu_of`]).
-pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
+pub fn start(threads: usize, pin: bool) -> anyhow::Result<()> {
     let threads = bounded(threads);
     let allowed = if pin { allowed_cpus() } else { Vec::new() };
     rayon::ThreadPoolBuilder::new()
@@ -67,10 +67,7 @@ pub fn start(threads: usize, pin: bool) -> Result<(), ExitCode> {
             }
         })
         .build_global()
-        .map_err(|e| {
-            eprintln!("canopy: cannot start threads: {e}");
-            ExitCode::from(2)
-        })
+        .context("cannot start threads")
 }
 
 /// The CPU of worker `worker` of `workers`, or `None` to leave it to the

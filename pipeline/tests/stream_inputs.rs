@@ -151,18 +151,24 @@ fn a_warc_on_standard_input_compressed_or_not() {
     let zst = zstd::encode_all(plain.as_slice(), 3).unwrap();
     for (name, bytes) in [("gzip", &gz), ("plain", &plain), ("zstd", &zst)] {
         let out = dir.path().join(name);
-        canopy_on_stdin(
-            &[
-                "run".as_ref(),
-                "-".as_ref(),
-                "--out".as_ref(),
-                out.as_os_str(),
-            ],
-            bytes,
-            name,
-        );
+        run_on_stdin(&out, bytes, name);
         check_read_from(&out, &expected, "-", name == "gzip");
     }
+}
+
+/// `canopy run - --out OUT` with `bytes` on its standard input; it must
+/// exit 0.
+fn run_on_stdin(out: &Path, bytes: &[u8], what: &str) {
+    canopy_on_stdin(
+        &[
+            "run".as_ref(),
+            "-".as_ref(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+        bytes,
+        what,
+    );
 }
 
 /// `canopy ARGS` with `bytes` on its standard input; it must exit 0.
@@ -224,16 +230,7 @@ fn an_arc_is_read_from_every_kind_of_input() {
         ("zstd", &zst, header_at),
     ] {
         let out = dir.path().join(format!("stdin-{name}"));
-        canopy_on_stdin(
-            &[
-                "run".as_ref(),
-                "-".as_ref(),
-                "--out".as_ref(),
-                out.as_os_str(),
-            ],
-            bytes,
-            name,
-        );
+        run_on_stdin(&out, bytes, name);
         at(&out, "-", offset);
     }
 

@@ -58,17 +58,28 @@ const WRITER_MEMORY: usize = 64 << 20;
 /// Characters of a hit's snippet.
 const SNIPPET_CHARS: usize = 200;
 
-/// What can go wrong building or opening an index.
+/// What can go wrong building or opening an index. Each message says its
+/// cause itself and none is chained as a `source`, as the other crates'
+/// errors do, so a caller that prints the chain (`anyhow`'s `{:#}`) does
+/// not say it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    #[error("cannot read {path}: {source}")]
-    Input { path: PathBuf, source: io::Error },
+    #[error("cannot read {path}: {error}")]
+    Input { path: PathBuf, error: io::Error },
     #[error("{0} exists and is not a Canopy index; not overwriting it")]
     NotAnIndex(PathBuf),
+    #[error("{0} holds no index (no meta.json): build one with `canopy index`")]
+    NoIndex(PathBuf),
     #[error("{0}: {1}")]
     Io(PathBuf, io::Error),
     #[error("tantivy: {0}")]
-    Tantivy(#[from] tantivy::TantivyError),
+    Tantivy(tantivy::TantivyError),
+}
+
+impl From<tantivy::TantivyError> for IndexError {
+    fn from(e: tantivy::TantivyError) -> Self {
+        IndexError::Tantivy(e)
+    }
 }
 
 /// One line of `articles.jsonl`, as far as the index needs it. Unknown
@@ -211,9 +222,9 @@ pub struct BuildReport {
 /// `meta.json`) or empty. A line that is not an article is skipped and
 /// reported; the others are indexed.
 pub fn build_index(articles: &Path, out: &Path) -> Result<BuildReport, IndexError> {
-    let input_err = |source| IndexError::Input {
+    let input_err = |error| IndexError::Input {
         path: articles.to_path_buf(),
-        source,
+        error,
     };
     let lines = BufReader::new(File::open(articles).map_err(input_err)?);
     if out.exists() && !is_replaceable(out) {
@@ -311,7 +322,7 @@ impl ArticleIndex {
     /// Opens the index at `dir`.
     pub fn open(dir: &Path) -> Result<ArticleIndex, IndexError> {
         if !dir.join("meta.json").is_file() {
-            return Err(IndexError::NotAnIndex(dir.to_path_buf()));
+            return Err(IndexError::NoIndex(dir.to_path_buf()));
         }
         let index = Index::open_in_dir(dir)?;
         register_tokenizers(&index);
@@ -530,6 +541,10 @@ mod tests {
             Err(IndexError::NotAnIndex(_))
         ));
         assert!(other.join("keep.txt").exists());
+        assert!(matches!(
+            ArticleIndex::open(&other),
+            Err(IndexError::NoIndex(_))
+        ));
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub struct EvalArgs {
 }
 
 /// `canopy eval`: exit 0 on success, 2 on any error.
-pub fn command(args: EvalArgs) -> ExitCode {
+pub fn command(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let options = canopy_eval::EvalOptions {
         corpus: args.corpus,
         methods: args.methods,
@@ -42,21 +42,8 @@ pub fn command(args: EvalArgs) -> ExitCode {
         config: args.config,
         threads: args.threads,
     };
-    let threads = match canopy_site::Config::load(options.config.as_deref()) {
-        Ok(config) => options.threads.unwrap_or(config.run.threads),
-        Err(e) => {
-            eprintln!("canopy: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Err(code) = crate::threads::start(threads, false) {
-        return code;
-    }
-    match canopy_eval::eval(&options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    let config = canopy_site::Config::load(options.config.as_deref())?;
+    crate::threads::start(options.threads.unwrap_or(config.run.threads), false)?;
+    canopy_eval::eval(&options)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -30,49 +30,23 @@ pub struct ExtractArgs {
 /// `canopy extract`: exit 0 when the bucket is done, 2 when the partition
 /// is not complete (a rank marker is missing), on bad usage or on an
 /// unreadable work folder or unwritable output folder.
-pub fn command(args: ExtractArgs) -> ExitCode {
-    let (config, method) = match args.settings.resolve() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    let settings = site_settings(&config, method, args.wrappers.as_deref()).and_then(|s| {
-        let expect =
-            canopy::fingerprint::extraction_settings(&config, method, args.wrappers.as_deref())?;
-        Ok((s, expect))
-    });
-    let (settings, expect) = match settings {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
+pub fn command(args: ExtractArgs) -> anyhow::Result<ExitCode> {
+    let (config, method) = args.settings.resolve()?;
+    let settings = site_settings(&config, method, args.wrappers.as_deref())?;
+    let expect =
+        canopy::fingerprint::extraction_settings(&config, method, args.wrappers.as_deref())?;
     // Buckets are extracted side by side: shared locks, which keep a
     // `run` or `merge` out of both folders while any extract works.
-    let locks = (|| -> anyhow::Result<[FolderLock; 2]> {
-        std::fs::create_dir_all(&args.out)
-            .with_context(|| format!("cannot create {}", args.out.display()))?;
-        Ok([
-            FolderLock::try_lock(&args.work, LockMode::Shared)?,
-            FolderLock::try_lock(&args.out, LockMode::Shared)?,
-        ])
-    })();
-    let _locks = match locks {
-        Ok(locks) => locks,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let _locks = [
+        FolderLock::try_lock(&args.work, LockMode::Shared)?,
+        FolderLock::try_lock(&args.out, LockMode::Shared)?,
+    ];
     for warning in _locks.iter().filter_map(FolderLock::warning) {
         eprintln!("canopy: {warning}");
     }
-    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
-        return code;
-    }
+    crate::threads::start(config.run.threads, config.run.pin_threads)?;
     let dir = canopy_buckets::bucket_out_dir(&args.out, args.bucket);
     let bar = crate::progress::pages_counter();
     let result = extract_bucket(
@@ -85,34 +59,32 @@ pub fn command(args: ExtractArgs) -> ExitCode {
         &bar,
     );
     bar.finish_and_clear();
-    match result {
-        Ok((m, already)) => {
-            eprintln!(
-                "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper{}",
-                m.bucket,
-                if already { " was already done" } else { "" },
-                m.sites,
-                m.articles,
-                m.clusters,
-                m.wrappers,
-                m.by_wrapper,
-                canopy::merge::lang_filtered_note(&m.lang_filtered),
-            );
-            ExitCode::SUCCESS
+    let (m, already) = result.map_err(|e| {
+        let unfinished = matches!(
+            &e,
+            canopy::Error::Layout(LayoutError::MissingRanks { .. } | LayoutError::NoRanks)
+        );
+        let e = anyhow::Error::new(e);
+        if unfinished {
+            e.context(format!(
+                "cannot extract bucket {} from {}",
+                args.bucket,
+                args.work.display()
+            ))
+        } else {
+            e
         }
-        Err(e) => {
-            if let canopy::Error::Layout(LayoutError::MissingRanks { .. } | LayoutError::NoRanks) =
-                &e
-            {
-                eprintln!(
-                    "canopy: cannot extract bucket {} from {}: {e:#}",
-                    args.bucket,
-                    args.work.display()
-                );
-            } else {
-                eprintln!("canopy: {e:#}");
-            }
-            ExitCode::from(2)
-        }
-    }
+    })?;
+    eprintln!(
+        "canopy: bucket {}{}: {} sites, {} pages, {} clusters, {} wrappers, {} pages by wrapper{}",
+        m.bucket,
+        if already { " was already done" } else { "" },
+        m.sites,
+        m.articles,
+        m.clusters,
+        m.wrappers,
+        m.by_wrapper,
+        canopy::merge::lang_filtered_note(&m.lang_filtered),
+    );
+    Ok(ExitCode::SUCCESS)
 }

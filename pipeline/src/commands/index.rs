@@ -34,48 +34,31 @@ pub struct SearchArgs {
     pub plain: bool,
 }
 
-pub fn run_index(args: IndexArgs) -> ExitCode {
-    match build_index(&args.articles, &args.out) {
-        Ok(report) => {
-            for (line, reason) in &report.skipped {
-                eprintln!(
-                    "canopy: {}:{line}: not an article: {reason}",
-                    args.articles.display()
-                );
-            }
-            eprintln!(
-                "canopy: indexed {} articles into {} ({} lines skipped)",
-                report.indexed,
-                args.out.display(),
-                report.skipped.len()
-            );
-            if report.skipped.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => {
-            eprintln!("canopy: {e}");
-            ExitCode::from(2)
-        }
+pub fn run_index(args: IndexArgs) -> anyhow::Result<ExitCode> {
+    let report = build_index(&args.articles, &args.out)?;
+    for (line, reason) in &report.skipped {
+        eprintln!(
+            "canopy: {}:{line}: not an article: {reason}",
+            args.articles.display()
+        );
     }
+    eprintln!(
+        "canopy: indexed {} articles into {} ({} lines skipped)",
+        report.indexed,
+        args.out.display(),
+        report.skipped.len()
+    );
+    Ok(ExitCode::from(u8::from(!report.skipped.is_empty())))
 }
 
-pub fn run_search(args: SearchArgs) -> ExitCode {
+pub fn run_search(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let query = if args.plain {
         plain_query(&args.query)
     } else {
         args.query.clone()
     };
-    let result = ArticleIndex::open(&args.index).and_then(|i| i.search(&query, args.limit));
-    let (hits, warnings) = match result {
-        Ok(found) => found,
-        Err(e) => {
-            eprintln!("canopy: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let (hits, warnings) =
+        ArticleIndex::open(&args.index).and_then(|i| i.search(&query, args.limit))?;
     for w in warnings {
         eprintln!("canopy: query: {w} (that part is left out)");
     }
@@ -92,5 +75,5 @@ pub fn run_search(args: SearchArgs) -> ExitCode {
     if hits.is_empty() {
         eprintln!("canopy: no hits");
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

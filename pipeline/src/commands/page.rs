@@ -47,31 +47,24 @@ pub struct PageArgs {
 
 /// Exit 0 with the article printed, 1 when the page gave none (the reason
 /// on stderr), 2 when it could not be read or the flags are wrong.
-pub fn command(args: PageArgs) -> ExitCode {
-    match extract(&args) {
-        Ok(Ok(out)) => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(out.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
-                Ok(()) => ExitCode::SUCCESS,
-                // A closed pipe (`| head`) is not the page's fault.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("canopy: cannot write the article: {e}");
-                    ExitCode::from(2)
-                }
-            }
-        }
-        Ok(Err(reason)) => {
+pub fn command(args: PageArgs) -> anyhow::Result<ExitCode> {
+    let out = match extract(&args)? {
+        Ok(out) => out,
+        Err(reason) => {
             eprintln!("canopy: no article: {reason}");
-            ExitCode::from(1)
+            return Ok(ExitCode::from(1));
         }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            ExitCode::from(2)
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // A closed pipe (`| head`) is not the page's fault.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write the article")
         }
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 

@@ -42,84 +42,55 @@ pub struct PartitionArgs {
 /// `canopy partition`: exit 0 when the rank is done (its rejects are
 /// counted in its marker and reported by `merge`), 2 on bad usage or an
 /// unwritable work folder.
-pub fn command(args: PartitionArgs) -> ExitCode {
-    let config = match crate::settings::resolve_settings(
+pub fn command(args: PartitionArgs) -> anyhow::Result<ExitCode> {
+    let (mut config, _) = crate::settings::resolve_settings(
         args.config.as_deref(),
         None,
         None,
         args.threads,
         canopy_site::Method::Forest,
         &[],
-    ) {
-        Ok((mut config, _)) => {
-            config.ingest.trust_feeds |= args.trust_feeds;
-            config
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Err(code) = crate::threads::start(config.run.threads, config.run.pin_threads) {
-        return code;
-    }
+    )?;
+    config.ingest.trust_feeds |= args.trust_feeds;
+    crate::threads::start(config.run.threads, config.run.pin_threads)?;
     let layout = Layout {
         world_size: args.world_size,
         buckets: args.buckets,
     };
     // Ranks share the folder; `run --work` on it is kept out.
-    let lock = std::fs::create_dir_all(&args.work)
-        .with_context(|| format!("cannot create work folder {}", args.work.display()))
-        .and_then(|()| Ok(FolderLock::try_lock(&args.work, LockMode::Shared)?));
-    let _lock = match lock {
-        Ok(lock) => lock,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
+    std::fs::create_dir_all(&args.work)
+        .with_context(|| format!("cannot create work folder {}", args.work.display()))?;
+    let _lock = FolderLock::try_lock(&args.work, LockMode::Shared)?;
     if let Some(warning) = _lock.warning() {
         eprintln!("canopy: {warning}");
     }
-    let entries = args.inputs.entries();
-    let result = entries
-        .and_then(|e| canopy::inputs::expand(&e))
-        .and_then(|inputs| {
-            let bar = crate::progress::bytes_bar("partitioning");
-            let fingerprint = canopy::fingerprint::work_fingerprint(&inputs.files, layout, &config);
-            let r = partition(
-                &inputs,
-                &fingerprint,
-                &args.work,
-                args.rank,
-                layout,
-                &config,
-                Durability::Synced,
-                &bar,
-            );
-            bar.finish_and_clear();
-            r
-        });
-    match result {
-        Ok((m, already)) => {
-            eprintln!(
-                "canopy: rank {} of {}{}: {} files, {:.1} MB, {} pages and {} feed items into {} buckets, {} rejected{}",
-                m.rank,
-                m.world_size,
-                if already { " was already done" } else { "" },
-                m.files,
-                m.bytes as f64 / 1e6,
-                m.pages,
-                m.feed_items,
-                m.buckets,
-                m.rejects,
-                canopy_site::feed_trust::dropped_note(m.feed_items_foreign),
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    let inputs = canopy::inputs::expand(&args.inputs.entries()?)?;
+    let bar = crate::progress::bytes_bar("partitioning");
+    let fingerprint = canopy::fingerprint::work_fingerprint(&inputs.files, layout, &config);
+    let result = partition(
+        &inputs,
+        &fingerprint,
+        &args.work,
+        args.rank,
+        layout,
+        &config,
+        Durability::Synced,
+        &bar,
+    );
+    bar.finish_and_clear();
+    let (m, already) = result?;
+    eprintln!(
+        "canopy: rank {} of {}{}: {} files, {:.1} MB, {} pages and {} feed items into {} buckets, {} rejected{}",
+        m.rank,
+        m.world_size,
+        if already { " was already done" } else { "" },
+        m.files,
+        m.bytes as f64 / 1e6,
+        m.pages,
+        m.feed_items,
+        m.buckets,
+        m.rejects,
+        canopy_site::feed_trust::dropped_note(m.feed_items_foreign),
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -68,29 +68,15 @@ impl From<ApplyArgs> for RunArgs {
     }
 }
 
-/// `learn`: false for `wrappers apply` (extraction only).
-pub fn command(args: RunArgs, learn: bool) -> ExitCode {
-    let settings = match args.settings.resolve() {
-        Ok((mut config, method)) => {
-            config.ingest.trust_feeds |= args.trust_feeds;
-            canopy::Settings::new(config, method)
-        }
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    let inputs = match args.inputs.entries() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("canopy: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
+/// `learn`: false for `wrappers apply` (extraction only). Exit 0, or 1
+/// when records were rejected.
+pub fn command(args: RunArgs, learn: bool) -> anyhow::Result<ExitCode> {
+    let (mut config, method) = args.settings.resolve()?;
+    config.ingest.trust_feeds |= args.trust_feeds;
+    let settings = canopy::Settings::new(config, method);
+    let inputs = args.inputs.entries()?;
     let config = &settings.config;
-    if let Err(code) = threads::start(config.run.threads, config.run.pin_threads) {
-        return code;
-    }
+    threads::start(config.run.threads, config.run.pin_threads)?;
     let request = canopy::RunRequest {
         inputs,
         out: args.out,
@@ -104,13 +90,7 @@ pub fn command(args: RunArgs, learn: bool) -> ExitCode {
         pages: progress::pages_bar(),
         note: progress::note,
     };
-    let report = match canopy::run(&request, &settings, &progress) {
-        Ok(report) => report,
-        Err(e) => {
-            eprintln!("canopy: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let report = canopy::run(&request, &settings, &progress)?;
     let out = &report.stats;
     eprintln!(
         "canopy: {} pages from {:.1} MB in {:.1}s ({:.0} pages/s): {} clusters, {}, \
@@ -142,11 +122,7 @@ pub fn command(args: RunArgs, learn: bool) -> ExitCode {
             count("none"),
         );
     }
-    if out.rejects == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    Ok(ExitCode::from(u8::from(out.rejects > 0)))
 }
 
 /// "1 wrapper", "2 wrappers".
