@@ -13,7 +13,7 @@ use std::io::Read;
 use std::path::{Component, Path};
 
 use canopy_ingest::IngestOptions;
-use canopy_types::{PageRecord, Reject, SourceRef};
+use canopy_types::{PageRecord, Reject, SourceRef, Stage};
 
 /// Whether `path` is named like an HTML page.
 pub fn is_html_file(path: &Path) -> bool {
@@ -27,7 +27,7 @@ pub fn is_html_file(path: &Path) -> bool {
 /// The page of the HTML file at `path`, or why it is not one.
 pub fn read_page(path: &Path, options: &IngestOptions) -> Result<PageRecord, Box<Reject>> {
     let name = path.display().to_string();
-    let reject = |stage: &str, reason: String| {
+    let reject = |stage: Stage, reason: String| {
         Box::new(Reject {
             source: SourceRef {
                 file: name.clone(),
@@ -35,13 +35,13 @@ pub fn read_page(path: &Path, options: &IngestOptions) -> Result<PageRecord, Box
             },
             record_id: None,
             url: None,
-            stage: stage.into(),
+            stage,
             reason,
         })
     };
     let url = url_of(path).ok_or_else(|| {
         reject(
-            "url",
+            Stage::Url,
             "an HTML file without a URL: give it a sidecar NAME.url, or keep it under a \
              folder named like its host (HOST/PATH, as wget -r saves pages)"
                 .into(),
@@ -53,10 +53,10 @@ pub fn read_page(path: &Path, options: &IngestOptions) -> Result<PageRecord, Box
             f.take(options.max_page_bytes as u64 + 1)
                 .read_to_end(&mut bytes)
         })
-        .map_err(|e| reject("input", format!("cannot read: {e}")))?;
+        .map_err(|e| reject(Stage::Input, format!("cannot read: {e}")))?;
     if bytes.len() > options.max_page_bytes {
         return Err(reject(
-            "http",
+            Stage::Http,
             format!("larger than {} bytes", options.max_page_bytes),
         ));
     }

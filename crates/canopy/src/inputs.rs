@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{ensure, Context};
 use crate::Error;
-use canopy_types::{Reject, SourceRef};
+use canopy_types::{Reject, SourceRef, Stage};
 
 /// The expanded input list.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -58,7 +58,7 @@ pub struct Inputs {
 }
 
 /// The stage of the rejects of [`expand`].
-pub const STAGE: &str = "input";
+pub const STAGE: Stage = Stage::Input;
 
 /// Which file a path names: the device and inode (a file has one identity
 /// whatever path, symlink or hard link reaches it); a stream, its name.
@@ -154,7 +154,7 @@ fn reject(path: &Path, reason: String) -> Reject {
         },
         record_id: None,
         url: None,
-        stage: STAGE.into(),
+        stage: STAGE,
         reason,
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use canopy_site::{process_site, Backlog, SiteInput, SiteSettings};
-use canopy_types::{Article, PageRecord, Reject};
+use canopy_types::{Article, PageRecord, Reject, Stage};
 
 use crate::Settings;
 
@@ -27,7 +27,7 @@ pub fn page_record(url: &str, html: &[u8], content_type: Option<&str>) -> PageRe
 pub fn extract_page(record: PageRecord, settings: &Settings) -> Result<Article, Box<Reject>> {
     let site_settings = settings
         .site()
-        .map_err(|e| Box::new(reject(&record, "settings", e.to_string())))?;
+        .map_err(|e| Box::new(reject(&record, Stage::Settings, e.to_string())))?;
     alone(record, &site_settings)
 }
 
@@ -35,10 +35,9 @@ pub fn extract_page(record: PageRecord, settings: &Settings) -> Result<Article, 
 pub(crate) fn alone(record: PageRecord, settings: &SiteSettings) -> Result<Article, Box<Reject>> {
     let site = canopy_cluster::site_key(&record.url);
     // What a reject names of the page: not its HTML, which the site takes.
-    let page = reject(&record, "", String::new());
+    let page = reject(&record, Stage::Extract, String::new());
     let failed = |reason: String| {
         Box::new(Reject {
-            stage: "extract".into(),
             reason,
             ..page.clone()
         })
@@ -63,12 +62,12 @@ pub(crate) fn alone(record: PageRecord, settings: &SiteSettings) -> Result<Artic
 }
 
 /// A reject of `record` at `stage`.
-fn reject(record: &PageRecord, stage: &str, reason: String) -> Reject {
+fn reject(record: &PageRecord, stage: Stage, reason: String) -> Reject {
     Reject {
         source: record.source.clone(),
         record_id: Some(record.record_id.clone()),
         url: Some(record.url.clone()),
-        stage: stage.to_string(),
+        stage,
         reason,
     }
 }

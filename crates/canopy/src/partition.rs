@@ -12,7 +12,7 @@ use canopy_buckets::{
 };
 use canopy_ingest::{Event, IngestOptions, Skip, SkipCounts};
 use canopy_output::Durability;
-use canopy_types::{FeedItem, Reject, SourceRef};
+use canopy_types::{FeedItem, Reject, SourceRef, Stage};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -168,7 +168,7 @@ impl Sequencer {
                             source: page.source,
                             record_id: Some(page.record_id).filter(|r| !r.is_empty()),
                             url: Some(page.url).filter(|u| !u.is_empty()),
-                            stage: "url".into(),
+                            stage: Stage::Url,
                             reason,
                         }),
                     }
@@ -448,7 +448,7 @@ fn read_files(
                             },
                             record_id: None,
                             url: None,
-                            stage: "warc".into(),
+                            stage: Stage::Warc,
                             reason: format!("cannot open: {e}"),
                         });
                     }

@@ -60,7 +60,7 @@ pub fn read_warc(path: &Path, settings: &Settings) -> Result<Records> {
                     },
                     record_id: None,
                     url: None,
-                    stage: "warc".into(),
+                    stage: canopy_types::Stage::Warc,
                     reason: format!("cannot read the file: {error}"),
                 }));
             }

@@ -222,7 +222,7 @@ fn canopy(path: &Path) -> io::Result<Count> {
     let mut c = Count::default();
     let stats = read_warc(path, &IngestOptions::default(), &mut |event| {
         if let Event::Reject(r) = event {
-            if r.stage == "warc" {
+            if r.stage == canopy_types::Stage::Warc {
                 c.error(r.reason);
             }
         }

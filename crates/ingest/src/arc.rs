@@ -19,7 +19,7 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use canopy_types::{Reject, SourceRef};
+use canopy_types::{Reject, SourceRef, Stage};
 use fastwarc::stream_io::bufread::RawReaderAdapter;
 use fastwarc::stream_io::traits::IntoWarcReader;
 
@@ -188,7 +188,7 @@ impl ArcReader<'_> {
             },
             record_id: None,
             url: None,
-            stage: "arc".to_string(),
+            stage: Stage::Arc,
             reason: format!("stopped reading after {read} records: {reason}"),
         }));
     }
@@ -282,7 +282,7 @@ impl ArcReader<'_> {
             },
             record_id: None,
             url: Some(url.to_string()),
-            stage: "arc".to_string(),
+            stage: Stage::Arc,
             reason,
         }));
     }

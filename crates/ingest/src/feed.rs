@@ -7,7 +7,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use canopy_types::{FeedItem, Reject, SourceRef};
+use canopy_types::{FeedItem, Reject, SourceRef, Stage};
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 use feed_rs::model::{Entry, Link};
 
@@ -18,7 +18,7 @@ use crate::IngestOptions;
 pub struct FeedError {
     /// `feed` (not a feed, malformed, too large, no item with a link) or
     /// `budget` (its time budget ran out, as for a page).
-    pub stage: &'static str,
+    pub stage: Stage,
     /// What went wrong, for `rejects.jsonl`.
     pub reason: String,
 }
@@ -26,7 +26,7 @@ pub struct FeedError {
 impl FeedError {
     fn invalid(reason: impl Into<String>) -> FeedError {
         FeedError {
-            stage: "feed",
+            stage: Stage::Feed,
             reason: reason.into(),
         }
     }
@@ -64,7 +64,7 @@ pub fn parse_feed_within(
         deadline
             .filter(|&(_, at)| Instant::now() >= at)
             .map(|(budget, _)| FeedError {
-                stage: "budget",
+                stage: Stage::Budget,
                 reason: format!(
                     "feed time budget of {} ms exceeded {what} ({} bytes)",
                     budget.as_millis(),
@@ -299,24 +299,24 @@ fn has_xml_declaration(doc: &[u8]) -> bool {
 // The Err type is part of the crate contract (a Reject goes straight to rejects.jsonl).
 #[allow(clippy::result_large_err)]
 pub fn read_feed_file(path: &Path, opts: &IngestOptions) -> Result<Vec<FeedItem>, Reject> {
-    let reject = |stage: &str, reason: String| Reject {
+    let reject = |stage: Stage, reason: String| Reject {
         source: SourceRef {
             file: path.display().to_string(),
             offset: None,
         },
         record_id: None,
         url: None,
-        stage: stage.to_string(),
+        stage,
         reason,
     };
     let cap = opts.max_feed_bytes;
     let too_large = |len: u64| {
         reject(
-            "feed",
+            Stage::Feed,
             format!("feed file of {len} bytes exceeds max_feed_bytes {cap}"),
         )
     };
-    let unreadable = |e: std::io::Error| reject("feed", format!("cannot read feed file: {e}"));
+    let unreadable = |e: std::io::Error| reject(Stage::Feed, format!("cannot read feed file: {e}"));
     let file = File::open(path).map_err(unreadable)?;
     let size = file.metadata().map_err(unreadable)?.len();
     if size > cap as u64 {
@@ -328,7 +328,7 @@ pub fn read_feed_file(path: &Path, opts: &IngestOptions) -> Result<Vec<FeedItem>
         .map_err(unreadable)?;
     if bytes.len() > cap {
         return Err(reject(
-            "feed",
+            Stage::Feed,
             format!("feed file of more than {cap} bytes exceeds max_feed_bytes {cap}"),
         ));
     }

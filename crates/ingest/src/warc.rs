@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use canopy_types::{PageRecord, Reject, SourceRef};
+use canopy_types::{PageRecord, Reject, SourceRef, Stage};
 use fastwarc::stream_io::bufread::{LimitedBufReader, RawReaderAdapter};
 use fastwarc::stream_io::traits::{IntoWarcReader, WarcRead};
 use fastwarc::warc::header::WarcHeader;
@@ -309,16 +309,16 @@ struct RecordInfo {
 }
 
 impl RecordInfo {
-    fn reject_item(&self, stage: &str, reason: impl Into<String>) -> Item {
+    fn reject_item(&self, stage: Stage, reason: impl Into<String>) -> Item {
         Item::Event(self.reject(stage, reason))
     }
 
-    fn reject(&self, stage: &str, reason: impl Into<String>) -> Event {
+    fn reject(&self, stage: Stage, reason: impl Into<String>) -> Event {
         Event::Reject(Reject {
             source: self.source.clone(),
             record_id: Some(self.record_id.clone()).filter(|r| !r.is_empty()),
             url: Some(self.url.clone()).filter(|u| !u.is_empty()),
-            stage: stage.to_string(),
+            stage,
             reason: reason.into(),
         })
     }
@@ -338,7 +338,7 @@ impl Ctx<'_> {
             },
             record_id: None,
             url: None,
-            stage: "warc".to_string(),
+            stage: Stage::Warc,
             reason,
         })));
     }
@@ -361,7 +361,7 @@ impl Ctx<'_> {
             reason: junk.reason(),
             record_id: junk.record_id,
             url: junk.url,
-            stage: "warc".to_string(),
+            stage: Stage::Warc,
         })));
     }
 
@@ -442,7 +442,7 @@ impl Ctx<'_> {
         stats: &mut WarcStats,
     ) -> Option<Item> {
         if let Err(e) = record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_LEN, true) {
-            return Some(info.reject_item("http", format!("cannot parse HTTP headers: {e}")));
+            return Some(info.reject_item(Stage::Http, format!("cannot parse HTTP headers: {e}")));
         }
         let headers = record.http_headers();
         let status = headers.and_then(|h| h.status_code());
@@ -456,7 +456,7 @@ impl Ctx<'_> {
         let transfer = get("Transfer-Encoding");
         let coding = get("Content-Encoding");
         if status.is_none() {
-            return Some(info.reject_item("http", "missing or malformed HTTP status line"));
+            return Some(info.reject_item(Stage::Http, "missing or malformed HTTP status line"));
         }
         self.read_payload(
             record,
@@ -489,7 +489,7 @@ impl Ctx<'_> {
         }
         let expected = record.content_length();
         let Some(reader) = record.reader_mut() else {
-            return Some(info.reject_item("warc", "record has no payload reader"));
+            return Some(info.reject_item(Stage::Warc, "record has no payload reader"));
         };
         let cap = self.opts.max_decoded_bytes;
         // Sized from the record's length (an upper bound of the payload's),
@@ -499,11 +499,13 @@ impl Ctx<'_> {
         let end = framing::read_block(reader, Some(&mut raw), cap.saturating_add(1), true);
         match end {
             Err(e) => {
-                return Some(info.reject_item("warc", format!("cannot read record payload: {e}")));
+                return Some(
+                    info.reject_item(Stage::Warc, format!("cannot read record payload: {e}")),
+                );
             }
             Ok(BlockEnd::NextRecord(at)) => {
                 return Some(info.reject_item(
-                    "warc",
+                    Stage::Warc,
                     format!(
                         "Content-Length runs past the record: the next record starts {at} bytes into its {expected}-byte payload"
                     ),
@@ -512,11 +514,13 @@ impl Ctx<'_> {
             Ok(BlockEnd::Whole | BlockEnd::IntoSeparator) => {}
         }
         if raw.len() > cap {
-            return Some(info.reject_item("warc", format!("record payload exceeds {cap} bytes")));
+            return Some(
+                info.reject_item(Stage::Warc, format!("record payload exceeds {cap} bytes")),
+            );
         }
         if (raw.len() as u64) < expected && !matches!(end, Ok(BlockEnd::IntoSeparator)) {
             return Some(info.reject_item(
-                "warc",
+                Stage::Warc,
                 format!(
                     "truncated record: expected {expected} payload bytes, found {}",
                     raw.len()
@@ -626,19 +630,19 @@ impl Payload {
             match http::decode_content(&body, coding, cap) {
                 Ok(decoded) => body = decoded,
                 Err(DecodeError::ExceededCap) => {
-                    return Ok(info.reject("http", "content decoding exceeded cap"));
+                    return Ok(info.reject(Stage::Http, "content decoding exceeded cap"));
                 }
                 // Archivers often store the decoded body but keep the
                 // Content-Encoding header: use the body as it is.
                 Err(_) if !http::looks_compressed(&body) => {}
                 Err(DecodeError::Unsupported(c)) => {
-                    return Ok(info.reject("http", format!("unsupported content coding {c}")));
+                    return Ok(info.reject(Stage::Http, format!("unsupported content coding {c}")));
                 }
                 Err(DecodeError::Corrupt(e)) if e.contains("unexpected end of file") => {
-                    return Ok(info.reject("http", format!("truncated {coding} content: {e}")));
+                    return Ok(info.reject(Stage::Http, format!("truncated {coding} content: {e}")));
                 }
                 Err(DecodeError::Corrupt(e)) => {
-                    return Ok(info.reject("http", format!("content decoding failed: {e}")));
+                    return Ok(info.reject(Stage::Http, format!("content decoding failed: {e}")));
                 }
             }
         }
@@ -648,7 +652,7 @@ impl Payload {
         }
         if let Some(code) = status {
             if !(200..400).contains(&code) {
-                return Ok(info.reject("http", format!("HTTP status {code}")));
+                return Ok(info.reject(Stage::Http, format!("HTTP status {code}")));
             }
         }
         if body.iter().all(|b| b.is_ascii_whitespace()) {
@@ -661,7 +665,7 @@ impl Payload {
         };
         if body.len() > cap {
             return Ok(info.reject(
-                "http",
+                Stage::Http,
                 format!(
                     "decoded body of {} bytes exceeds {cap_name} {cap}",
                     body.len()
@@ -686,7 +690,7 @@ impl Payload {
             _ => {
                 if http::looks_binary(content_type, &body) {
                     return Ok(info.reject(
-                        "http",
+                        Stage::Http,
                         "binary content (control bytes) in a page declared as HTML",
                     ));
                 }

@@ -97,7 +97,7 @@ fn a_feed_over_max_feed_bytes_is_rejected() {
     let path = tmp.path().join("big.rss");
     std::fs::write(&path, &feed).unwrap();
     let reject = read_feed_file(&path, &opts).unwrap_err();
-    assert_eq!(reject.stage, "feed");
+    assert_eq!(reject.stage, canopy_types::Stage::Feed);
     assert_eq!(
         reject.reason,
         format!(
@@ -124,7 +124,7 @@ fn a_feed_over_max_feed_bytes_is_rejected() {
         assert_eq!(events.len(), 1);
         match &events[0] {
             Event::Reject(r) if rejected => {
-                assert_eq!(r.stage, "http");
+                assert_eq!(r.stage, canopy_types::Stage::Http);
                 assert!(
                     r.reason
                         .ends_with(&format!("bytes exceeds max_feed_bytes {}", feed.len() - 1)),
@@ -149,7 +149,7 @@ fn a_feed_past_its_time_budget_is_stopped() {
     let err = parse_feed_within(feed.as_bytes(), None, Some(Duration::from_millis(1))).unwrap_err();
     let stopped_after = start.elapsed();
     let FeedError { stage, reason } = err;
-    assert_eq!(stage, "budget");
+    assert_eq!(stage, canopy_types::Stage::Budget);
     assert!(
         reason.starts_with("feed time budget of 1 ms exceeded while parsing"),
         "{reason}"

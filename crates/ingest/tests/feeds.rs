@@ -57,7 +57,7 @@ fn every_fixture_parses_to_items_or_gives_a_reason() {
             }
             Err(reject) => {
                 eprintln!("{}: rejected: {}", f.display(), reject.reason);
-                assert_eq!(reject.stage, "feed");
+                assert_eq!(reject.stage, canopy_types::Stage::Feed);
                 assert!(!reject.reason.is_empty());
                 assert_eq!(reject.source.file, f.display().to_string());
                 failed.push(f.clone());

@@ -120,7 +120,7 @@ fn codings_statuses_feeds_and_offsets() {
             }
             Event::Reject(r) => {
                 if r.url.as_deref() == Some("http://example.com/missing") {
-                    assert_eq!(r.stage, "http");
+                    assert_eq!(r.stage, canopy_types::Stage::Http);
                     assert_eq!(r.reason, "HTTP status 404");
                     assert_eq!(
                         r.record_id.as_deref(),
@@ -129,7 +129,7 @@ fn codings_statuses_feeds_and_offsets() {
                     assert_eq!(r.source.offset, Some(offsets[2]));
                 } else {
                     assert_eq!(r.url.as_deref(), Some("http://example.com/bad-feed"));
-                    assert_eq!(r.stage, "feed");
+                    assert_eq!(r.stage, canopy_types::Stage::Feed);
                 }
             }
         }

@@ -366,7 +366,7 @@ fn plain_and_truncated_arc_files() {
     assert!(pages(&events).is_empty());
     let r = rejects(&events);
     assert_eq!(r.len(), 1, "{events:?}");
-    assert_eq!(r[0].stage, "arc");
+    assert_eq!(r[0].stage, canopy_types::Stage::Arc);
     assert_eq!(r[0].source.offset, Some(header_at));
     assert_eq!(r[0].url.as_deref(), Some("http://example.com/"));
     assert!(r[0]
@@ -406,7 +406,7 @@ fn arc_bytes_in_memory_are_read_as_the_file_is() {
         assert_eq!(stats.records, stats.accounted(), "{stats:?}");
         let r = rejects(&events);
         assert_eq!(r.len(), 1, "{events:?}");
-        assert_eq!(r[0].stage, "arc");
+        assert_eq!(r[0].stage, canopy_types::Stage::Arc);
     }
 }
 
@@ -429,7 +429,7 @@ fn page_size_limit_rejects_large_pages() {
     assert!(stats.rejected > 0);
     assert_eq!(stats.html + stats.rejected, 50);
     for r in rejects(&events) {
-        assert_eq!(r.stage, "http");
+        assert_eq!(r.stage, canopy_types::Stage::Http);
         assert!(r.reason.contains("max_page_bytes"), "{}", r.reason);
         assert!(r.record_id.is_some() && r.source.offset.is_some());
     }

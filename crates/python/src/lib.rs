@@ -48,7 +48,7 @@ fn error(py: Python<'_>, reason: &str, reject: Option<&canopy::Reject>) -> PyErr
     let err = CanopyError::new_err(reason.to_string());
     let value = err.value(py);
     let (stage, url, record_id) = match reject {
-        Some(r) => (Some(r.stage.clone()), r.url.clone(), r.record_id.clone()),
+        Some(r) => (Some(r.stage.as_str()), r.url.clone(), r.record_id.clone()),
         None => (None, None, None),
     };
     // Setting attributes on a fresh exception object cannot fail in practice;
@@ -66,7 +66,7 @@ fn reject_error(py: Python<'_>, reject: &canopy::Reject) -> PyErr {
 
 /// The stage of the reject that says a page was read and parsed but gave
 /// no article: `extract` returns None for it, and raises for the others.
-const NO_ARTICLE: &str = "extract";
+const NO_ARTICLE: canopy::Stage = canopy::Stage::Extract;
 
 /// An article as a dict, None for a page without one, the error otherwise.
 fn article_or_none(

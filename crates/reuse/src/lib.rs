@@ -21,7 +21,9 @@ use std::path::Path;
 
 use canopy_cluster::Signature;
 use canopy_forest::Pattern;
-use canopy_types::{Reject, SourceRef, WrapperQuality, WrapperRecord, WRAPPER_FORMAT_VERSION};
+use canopy_types::{
+    Reject, SourceRef, Stage, WrapperQuality, WrapperRecord, WRAPPER_FORMAT_VERSION,
+};
 
 /// Hashes kept in a template sketch. Measured on big9's template years
 /// (`docs/wrappers.md`): pages of the saved template contain 0.52–1.00 of
@@ -328,7 +330,7 @@ impl SavedWrappers {
                     },
                     record_id: None,
                     url: None,
-                    stage: "wrappers".into(),
+                    stage: Stage::Wrappers,
                     reason,
                 }),
             }

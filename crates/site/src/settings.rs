@@ -10,7 +10,7 @@ use canopy_extract::{CleanOptions, Prior, PriorCounts, SiteEvidence};
 use canopy_forest::ForestOptions;
 use canopy_output::SummaryRow;
 use canopy_signifiers::PageLanguage;
-use canopy_types::{Article, PageRecord, Reject, WrapperRecord};
+use canopy_types::{Article, PageRecord, Reject, Stage, WrapperRecord};
 
 use crate::config::{Config, Format, SignifierSource};
 use crate::method::{Method, PageMethod};
@@ -256,7 +256,7 @@ impl SiteSettings {
             source: record.source.clone(),
             record_id: Some(record.record_id.clone()).filter(|r| !r.is_empty()),
             url: Some(record.url.clone()).filter(|u| !u.is_empty()),
-            stage: "budget".to_string(),
+            stage: Stage::Budget,
             reason: format!(
                 "page_budget_ms {} exceeded: {what}",
                 self.page_budget.unwrap_or_default().as_millis()

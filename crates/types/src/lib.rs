@@ -65,11 +65,65 @@ pub struct Reject {
     pub record_id: Option<String>,
     /// Target URL, when known.
     pub url: Option<String>,
-    /// The stage that rejected it: `input` (the input list), `warc`, `arc`, `http`,
-    /// `charset`, `feed`, `url` (no web site in the URL), `dom`, `budget`, `extract`.
-    pub stage: String,
+    /// The stage that rejected it.
+    pub stage: Stage,
     /// A short human-readable reason.
     pub reason: String,
+}
+
+/// The stage that rejected a record, page or feed: the `stage` of a line of
+/// `rejects.jsonl`, written in lower case (`"http"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// An input that cannot be read: a line of the input list, a file of
+    /// a folder.
+    Input,
+    /// A WARC record that cannot be framed or read.
+    Warc,
+    /// An ARC record that cannot be framed or read.
+    Arc,
+    /// An HTTP response that is not a page: bad headers or status, a body
+    /// that cannot be decoded, is too large or is binary.
+    Http,
+    /// A feed that is not one, is malformed or too large, or has no item
+    /// with a link.
+    Feed,
+    /// A URL without a web site in it.
+    Url,
+    /// A page or feed over its time budget.
+    Budget,
+    /// A page that gives no article.
+    Extract,
+    /// Settings that cannot be used for the page (`canopy page`, the
+    /// Python API).
+    Settings,
+    /// A line of a saved `wrappers.jsonl` that cannot be used.
+    Wrappers,
+}
+
+impl Stage {
+    /// The name written in `rejects.jsonl`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Input => "input",
+            Stage::Warc => "warc",
+            Stage::Arc => "arc",
+            Stage::Http => "http",
+            Stage::Feed => "feed",
+            Stage::Url => "url",
+            Stage::Budget => "budget",
+            Stage::Extract => "extract",
+            Stage::Settings => "settings",
+            Stage::Wrappers => "wrappers",
+        }
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The extracted article of one page: one line of `articles.jsonl`.
@@ -192,4 +246,31 @@ pub struct WrapperQuality {
     pub text_chars_p25: usize,
     /// Median of the selected text's length (characters).
     pub text_chars_median: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stage;
+
+    #[test]
+    fn a_stage_is_written_and_read_by_its_name() {
+        let all = [
+            Stage::Input,
+            Stage::Warc,
+            Stage::Arc,
+            Stage::Http,
+            Stage::Feed,
+            Stage::Url,
+            Stage::Budget,
+            Stage::Extract,
+            Stage::Settings,
+            Stage::Wrappers,
+        ];
+        for stage in all {
+            let json = serde_json::to_string(&stage).unwrap();
+            assert_eq!(json, format!("\"{stage}\""));
+            assert_eq!(serde_json::from_str::<Stage>(&json).unwrap(), stage);
+        }
+        assert!(serde_json::from_str::<Stage>("\"dom\"").is_err());
+    }
 }
