@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use canopy_dom::collapse_whitespace;
-use canopy_types::WrapperCheck;
+use canopy_types::{Decision, WrapperCheck};
 
 /// One page's extraction, by the wrapper or by the page-level path.
 #[derive(Debug, Clone, Copy)]
@@ -59,18 +59,18 @@ pub fn check_wrapper(wrapper: &[Extraction<'_>], page: &[Extraction<'_>]) -> Wra
     let wrapper_chars = article_chars(&wrapper[..pages]);
     let page_chars = article_chars(&page[..pages]);
     let decision = if agreement >= AGREEMENT {
-        "agree"
+        Decision::Agree
     } else if page_chars as f64 >= PAGE_MARGIN * wrapper_chars as f64 && page_chars > 0 {
-        "page"
+        Decision::Page
     } else {
-        "wrapper"
+        Decision::Wrapper
     };
     WrapperCheck {
         pages,
         agreement: (agreement * 1000.0).round() / 1000.0,
         wrapper_chars,
         page_chars,
-        decision: decision.to_string(),
+        decision,
     }
 }
 
@@ -154,7 +154,7 @@ mod tests {
         let a = "The council voted on Monday to close the old bridge.\nIt reopens in May.";
         let b = "By A. Writer\nThe council voted on Monday to close the old bridge.\nIt reopens in May.";
         let check = check_wrapper(&[ex(a, 0.0)], &[ex(b, 0.0)]);
-        assert_eq!(check.decision, "agree");
+        assert_eq!(check.decision, Decision::Agree);
         assert!(check.agreement > 0.8, "{check:?}");
     }
 
@@ -167,7 +167,7 @@ mod tests {
         let p1 = "The storm that hit the coast on Sunday left thousands without power.";
         let p2 = "The central bank raised its rates for the third time this year.";
         let check = check_wrapper(&[ex(w1, 1.0), ex(w2, 1.0)], &[ex(p1, 0.0), ex(p2, 0.0)]);
-        assert_eq!(check.decision, "page", "{check:?}");
+        assert_eq!(check.decision, Decision::Page, "{check:?}");
         assert_eq!(check.wrapper_chars, 0);
     }
 
@@ -183,6 +183,6 @@ mod tests {
         let p2 = format!("{w2}\n{column}");
         let check = check_wrapper(&[ex(w1, 0.0), ex(w2, 0.0)], &[ex(&p1, 0.1), ex(&p2, 0.1)]);
         assert!(check.agreement < AGREEMENT, "{check:?}");
-        assert_eq!(check.decision, "wrapper", "{check:?}");
+        assert_eq!(check.decision, Decision::Wrapper, "{check:?}");
     }
 }

@@ -18,6 +18,7 @@ pub mod wet;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
+use canopy_types::Decision;
 use serde::Serialize;
 
 /// One row of `summary.csv`: what happened to one cluster. No wall time:
@@ -36,10 +37,9 @@ pub struct SummaryRow {
     /// `reused`, `relearned` (a saved one drifted), `drifted` (and nothing
     /// relearned) or `none`.
     pub wrapper: String,
-    /// The wrapper's check against the page-level path: `agree`,
-    /// `wrapper`, `page` (the page-level path served the cluster), or
-    /// empty (no wrapper, or no check).
-    pub check: String,
+    /// The wrapper's check against the page-level path; empty in the
+    /// CSV when there is no wrapper or no check.
+    pub check: Option<Decision>,
 }
 
 /// Whether an atomic write also waits for the data to reach the disk.
@@ -219,7 +219,7 @@ mod tests {
             wrapper_matches: 1,
             fallbacks: 1,
             wrapper: "new".into(),
-            check: "agree".into(),
+            check: Some(Decision::Agree),
         }];
         write_summary(dir.path(), &rows).unwrap();
         assert_eq!(

@@ -170,7 +170,7 @@ fn page_level_site(
         wrapper_matches: 0,
         fallbacks: served,
         wrapper: WrapperStatus::None.name().to_string(),
-        check: String::new(),
+        check: None,
     });
     Ok(())
 }
@@ -561,7 +561,7 @@ fn process_cluster(
         }
         (None, None) => None,
     };
-    let summary_check = check.as_ref().map(|c| c.figures.decision.clone());
+    let summary_check = check.as_ref().map(|c| c.figures.decision);
     out.wrappers.extend(record.map(|mut r| {
         r.check = check.map(|c| c.figures);
         r
@@ -573,7 +573,7 @@ fn process_cluster(
         wrapper_matches: served,
         fallbacks,
         wrapper: chosen.status.name().to_string(),
-        check: summary_check.unwrap_or_default(),
+        check: summary_check,
     });
     Ok(chosen.claimed)
 }
@@ -1119,6 +1119,7 @@ fn with_title(title: &str, text: &str, max_lead: usize) -> String {
 mod tests {
     use super::{with_prose_siblings, with_title, TextCounts};
     use canopy_dom::Document;
+    use canopy_types::Decision;
 
     #[test]
     fn the_text_opens_at_its_title_line() {
@@ -1290,7 +1291,7 @@ mod tests {
             corpus_page("dragnet", "dragnet-00335", 1),
         ];
         let agreed = check_on(&pages, &learned(&pages));
-        assert_eq!(agreed.decision, "agree", "{agreed:?}");
+        assert_eq!(agreed.decision, Decision::Agree, "{agreed:?}");
 
         let doc = &pages[0].doc;
         let related = (0..doc.len())
@@ -1302,7 +1303,7 @@ mod tests {
             "the related list is on both pages"
         );
         let gave_way = check_on(&pages, &wrapper);
-        assert_eq!(gave_way.decision, "page", "{gave_way:?}");
+        assert_eq!(gave_way.decision, Decision::Page, "{gave_way:?}");
         assert!(gave_way.agreement < 0.5, "{gave_way:?}");
     }
 
@@ -1318,7 +1319,7 @@ mod tests {
         ];
         let check = check_on(&pages, &learned(&pages));
         assert!(check.agreement < 0.5, "{check:?}");
-        assert_eq!(check.decision, "wrapper", "{check:?}");
+        assert_eq!(check.decision, Decision::Wrapper, "{check:?}");
     }
 
     #[test]

@@ -218,7 +218,7 @@ pub struct WrapperRecord {
 
 /// A wrapper checked against the page-level path on pages of its cluster
 /// (`docs/algorithms.md`, "How a wrapper is validated").
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WrapperCheck {
     /// Pages compared.
     pub pages: usize,
@@ -230,10 +230,40 @@ pub struct WrapperCheck {
     pub wrapper_chars: usize,
     /// The same for the page-level path's texts.
     pub page_chars: usize,
-    /// `agree` (the wrapper serves), `wrapper` (they disagree; the
-    /// wrapper's text is the article-like one) or `page` (they disagree;
-    /// the page-level path serves the cluster).
-    pub decision: String,
+    /// Which of the two serves the cluster's pages.
+    pub decision: Decision,
+}
+
+/// What the check of a wrapper against the page-level path decided,
+/// written in lower case (`"agree"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// They agree: the wrapper serves.
+    Agree,
+    /// They disagree and the wrapper's text is the article-like one: the
+    /// wrapper serves.
+    Wrapper,
+    /// They disagree and the page-level path's text is the article-like
+    /// one: the page-level path serves the cluster.
+    Page,
+}
+
+impl Decision {
+    /// The name written in `wrappers.jsonl` and `summary.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Agree => "agree",
+            Decision::Wrapper => "wrapper",
+            Decision::Page => "page",
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Learn-time figures of a wrapper, the baseline of the drift check.
@@ -250,7 +280,7 @@ pub struct WrapperQuality {
 
 #[cfg(test)]
 mod tests {
-    use super::Stage;
+    use super::{Decision, Stage};
 
     #[test]
     fn a_stage_is_written_and_read_by_its_name() {
@@ -272,5 +302,14 @@ mod tests {
             assert_eq!(serde_json::from_str::<Stage>(&json).unwrap(), stage);
         }
         assert!(serde_json::from_str::<Stage>("\"dom\"").is_err());
+    }
+
+    #[test]
+    fn a_decision_is_written_and_read_by_its_name() {
+        for decision in [Decision::Agree, Decision::Wrapper, Decision::Page] {
+            let json = serde_json::to_string(&decision).unwrap();
+            assert_eq!(json, format!("\"{decision}\""));
+            assert_eq!(serde_json::from_str::<Decision>(&json).unwrap(), decision);
+        }
     }
 }

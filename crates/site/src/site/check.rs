@@ -6,7 +6,7 @@ use canopy_cluster::evenly_spaced;
 use canopy_dom::{Document, NodeId};
 use canopy_extract::{check_wrapper, Extraction, Residue, TextCounts};
 use canopy_forest::Wrapper;
-use canopy_types::WrapperCheck;
+use canopy_types::{Decision, WrapperCheck};
 
 use super::{
     article_title, page_level_selection, text_chars, wrapper_selection, Chosen, ClusterPages, Role,
@@ -30,7 +30,7 @@ pub(super) struct Checked {
 
 impl Checked {
     pub fn wrapper_serves(&self) -> bool {
-        self.figures.decision != "page"
+        self.figures.decision != Decision::Page
     }
 }
 
