@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use canopy::{Event, Settings};
 use canopy_dom::{Deadline, Document, DomOptions};
-use canopy_ingest::{read_warc_split, IngestOptions, Item, Payload};
+use canopy_ingest::{read_warc_split, IngestOptions, Payload, SplitItem};
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer};
 use html5ever::{local_name, TokenizerResult};
@@ -218,7 +218,7 @@ fn ingest_options(settings: &Settings) -> IngestOptions {
 fn step_read(warc: &Path, options: &IngestOptions) -> Vec<Payload> {
     let mut payloads = Vec::new();
     read_warc_split(warc, options, &mut |item| {
-        if let Item::Payload(payload) = item {
+        if let SplitItem::Payload(payload) = item {
             payloads.push(payload);
         }
     })

@@ -407,7 +407,7 @@ fn read_files(
             }
             _ => {
                 let mut spill_error = None;
-                let mut on_item = |item: canopy_ingest::Item| {
+                let mut on_item = |item: canopy_ingest::SplitItem| {
                     if spill_error.is_some() {
                         return;
                     }
@@ -415,8 +415,8 @@ fn read_files(
                         progress.set_position(done + offset.min(size));
                     }
                     let read = match item {
-                        canopy_ingest::Item::Payload(payload) => Read::Payload(index, payload),
-                        canopy_ingest::Item::Event(event) => Read::Event(index, event),
+                        canopy_ingest::SplitItem::Payload(payload) => Read::Payload(index, payload),
+                        canopy_ingest::SplitItem::Event(event) => Read::Event(index, event),
                     };
                     if let Err(e) = spill.push(read) {
                         spill_error = Some(e);

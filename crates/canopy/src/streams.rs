@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use canopy_ingest::{IngestOptions, Item, RemoteOptions, WarcStats};
+use canopy_ingest::{IngestOptions, RemoteOptions, SplitItem, WarcStats};
 
 use crate::inputs::STDIN;
 
@@ -17,7 +17,7 @@ use crate::inputs::STDIN;
 pub fn read(
     input: &Path,
     options: &IngestOptions,
-    on_item: &mut dyn FnMut(Item),
+    on_item: &mut dyn FnMut(SplitItem),
 ) -> io::Result<(WarcStats, u64)> {
     let name = input.display().to_string();
     let bytes = Arc::new(AtomicU64::new(0));

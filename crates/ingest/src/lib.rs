@@ -50,8 +50,8 @@ pub use feed::{parse_feed, parse_feed_within, read_feed_file, FeedError};
 pub use remote::{fetch, is_remote, Fetched, HttpBody, RemoteOptions};
 pub use url_norm::{dedup_url, normalize_url, TRACKING_PARAMS};
 pub use warc::{
-    read_warc, read_warc_bytes, read_warc_split, read_warc_stream_split, sniff, Item, Payload,
-    Sniffed,
+    read_warc, read_warc_bytes, read_warc_split, read_warc_stream_split, sniff, Payload, Sniffed,
+    SplitItem,
 };
 
 /// Limits applied while reading records.

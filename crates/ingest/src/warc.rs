@@ -46,14 +46,14 @@ pub fn read_warc(
 
 /// [`read_warc`] in two steps, so that a caller can decode payloads on
 /// other threads: `on_item` gets what reading alone decides (rejects, and
-/// the pages and feeds of ARC files) as [`Item::Event`] and every payload
-/// that may be a page or a feed as an undecoded [`Item::Payload`], in file
+/// the pages and feeds of ARC files) as [`SplitItem::Event`] and every payload
+/// that may be a page or a feed as an undecoded [`SplitItem::Payload`], in file
 /// order. The stats count what reading decided; [`Payload::decode`]
 /// decides the rest.
 pub fn read_warc_split(
     path: &Path,
     opts: &IngestOptions,
-    on_item: &mut dyn FnMut(Item),
+    on_item: &mut dyn FnMut(SplitItem),
 ) -> std::io::Result<WarcStats> {
     let file_name = path.display().to_string();
     let mut file = File::open(path)?;
@@ -63,7 +63,7 @@ pub fn read_warc_split(
     if is_arc(&head) {
         file.seek(SeekFrom::Start(0))?;
         return Ok(crate::arc::read_arc(file, &file_name, opts, &mut |event| {
-            on_item(Item::Event(event))
+            on_item(SplitItem::Event(event))
         }));
     }
     if let Some(segment_bytes) = opts.inflate_segments {
@@ -98,11 +98,13 @@ pub fn read_warc_stream_split(
     name: &str,
     reader: impl Read + Send + 'static,
     opts: &IngestOptions,
-    on_item: &mut dyn FnMut(Item),
+    on_item: &mut dyn FnMut(SplitItem),
 ) -> WarcStats {
     let reader = Peeked::new(reader, HEAD_BYTES);
     if is_arc(reader.head()) {
-        return crate::arc::read_arc(reader, name, opts, &mut |event| on_item(Item::Event(event)));
+        return crate::arc::read_arc(reader, name, opts, &mut |event| {
+            on_item(SplitItem::Event(event))
+        });
     }
     let raw = RawReaderAdapter::new(Forward::new(reader));
     read_stream(raw.into_warc_reader(), name, opts, on_item)
@@ -130,14 +132,14 @@ pub fn read_warc_bytes(
 
 /// Decodes a payload where it was read, counting its outcome.
 fn decode_inline(
-    item: Item,
+    item: SplitItem,
     opts: &IngestOptions,
     stats: &mut WarcStats,
     on_event: &mut dyn FnMut(Event),
 ) {
     match item {
-        Item::Event(event) => on_event(event),
-        Item::Payload(payload) => match payload.decode(opts) {
+        SplitItem::Event(event) => on_event(event),
+        SplitItem::Payload(payload) => match payload.decode(opts) {
             Ok(event) => {
                 stats.count(&event);
                 on_event(event);
@@ -155,7 +157,7 @@ fn read_stream(
     raw: Box<dyn WarcRead>,
     file_name: &str,
     opts: &IngestOptions,
-    on_item: &mut dyn FnMut(Item),
+    on_item: &mut dyn FnMut(SplitItem),
 ) -> WarcStats {
     let mut stats = WarcStats::default();
     let ctx = Ctx {
@@ -204,7 +206,7 @@ fn read_stream(
                 let mut record = shared.borrow_mut();
                 stats.records += 1;
                 if let Some(item) = ctx.process(&mut record, &mut stats) {
-                    if let Item::Event(event) = &item {
+                    if let SplitItem::Event(event) = &item {
                         stats.count(event);
                     }
                     on_item(item);
@@ -309,8 +311,8 @@ struct RecordInfo {
 }
 
 impl RecordInfo {
-    fn reject_item(&self, stage: Stage, reason: impl Into<String>) -> Item {
-        Item::Event(self.reject(stage, reason))
+    fn reject_item(&self, stage: Stage, reason: impl Into<String>) -> SplitItem {
+        SplitItem::Event(self.reject(stage, reason))
     }
 
     fn reject(&self, stage: Stage, reason: impl Into<String>) -> Event {
@@ -327,11 +329,11 @@ impl RecordInfo {
 impl Ctx<'_> {
     /// The reading of the file stops here: the rest of it counts as one
     /// record that could not be read.
-    fn stop(&self, stats: &mut WarcStats, on_item: &mut dyn FnMut(Item), reason: String) {
+    fn stop(&self, stats: &mut WarcStats, on_item: &mut dyn FnMut(SplitItem), reason: String) {
         stats.records += 1;
         stats.rejected += 1;
         let offset = if stats.records == 1 { Some(0) } else { None };
-        on_item(Item::Event(Event::Reject(Reject {
+        on_item(SplitItem::Event(Event::Reject(Reject {
             source: SourceRef {
                 file: self.file.to_string(),
                 offset,
@@ -348,12 +350,12 @@ impl Ctx<'_> {
         &self,
         junk: Option<NotARecord>,
         stats: &mut WarcStats,
-        on_item: &mut dyn FnMut(Item),
+        on_item: &mut dyn FnMut(SplitItem),
     ) {
         let Some(junk) = junk else { return };
         stats.records += 1;
         stats.rejected += 1;
-        on_item(Item::Event(Event::Reject(Reject {
+        on_item(SplitItem::Event(Event::Reject(Reject {
             source: SourceRef {
                 file: self.file.to_string(),
                 offset: Some(junk.offset),
@@ -366,7 +368,7 @@ impl Ctx<'_> {
     }
 
     /// Turns one record into at most one event, updating the counters.
-    fn process(&self, record: &mut WarcRecord, stats: &mut WarcStats) -> Option<Item> {
+    fn process(&self, record: &mut WarcRecord, stats: &mut WarcStats) -> Option<SplitItem> {
         let info = RecordInfo {
             source: SourceRef {
                 file: self.file.to_string(),
@@ -440,7 +442,7 @@ impl Ctx<'_> {
         record: &mut WarcRecord,
         info: RecordInfo,
         stats: &mut WarcStats,
-    ) -> Option<Item> {
+    ) -> Option<SplitItem> {
         if let Err(e) = record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_LEN, true) {
             return Some(info.reject_item(Stage::Http, format!("cannot parse HTTP headers: {e}")));
         }
@@ -482,7 +484,7 @@ impl Ctx<'_> {
         status: Option<u16>,
         http: Option<HttpFields>,
         stats: &mut WarcStats,
-    ) -> Option<Item> {
+    ) -> Option<SplitItem> {
         if !http::may_be_wanted(content_type.as_deref()) {
             stats.skip(Skip::NotAPage);
             return None;
@@ -532,7 +534,7 @@ impl Ctx<'_> {
             coding,
             content_language,
         } = http.unwrap_or_default();
-        Some(Item::Payload(Payload {
+        Some(SplitItem::Payload(Payload {
             info,
             content_type,
             status,
@@ -546,7 +548,7 @@ impl Ctx<'_> {
 
 /// What reading a WARC file yields ([`read_warc_split`]).
 #[derive(Debug)]
-pub enum Item {
+pub enum SplitItem {
     /// Decided while reading: a reject, or a page or feed of an ARC file.
     Event(Event),
     /// A payload still to decode.
@@ -567,15 +569,15 @@ pub struct Payload {
     body: Vec<u8>,
 }
 
-impl Item {
+impl SplitItem {
     /// Where the item's record starts in its file (compressed bytes for a
     /// file of gzip members), when known: how far the reading has got.
     pub fn offset(&self) -> Option<u64> {
         let source = match self {
-            Item::Payload(p) => &p.info.source,
-            Item::Event(Event::Page(page)) => &page.source,
-            Item::Event(Event::Feed { source, .. }) => source,
-            Item::Event(Event::Reject(reject)) => &reject.source,
+            SplitItem::Payload(p) => &p.info.source,
+            SplitItem::Event(Event::Page(page)) => &page.source,
+            SplitItem::Event(Event::Feed { source, .. }) => source,
+            SplitItem::Event(Event::Reject(reject)) => &reject.source,
         };
         source.offset
     }

@@ -5,8 +5,8 @@ mod common;
 use std::collections::HashMap;
 
 use canopy_ingest::{
-    decode_html, read_warc, read_warc_bytes, read_warc_split, Event, IngestOptions, Item,
-    PageRecord, Reject,
+    decode_html, read_warc, read_warc_bytes, read_warc_split, Event, IngestOptions, PageRecord,
+    Reject, SplitItem,
 };
 use canopy_test_support::example_arc_plain;
 use common::{corpus_file, manifest, read_all};
@@ -497,8 +497,8 @@ fn split_reading_decodes_to_the_same_events() {
         let mut later = canopy_ingest::WarcStats::default();
         for item in items.into_iter().rev() {
             decoded.push(match item {
-                Item::Event(event) => Some(event),
-                Item::Payload(payload) => {
+                SplitItem::Event(event) => Some(event),
+                SplitItem::Payload(payload) => {
                     payloads_seen += 1;
                     match payload.decode(&opts) {
                         Ok(event) => {
