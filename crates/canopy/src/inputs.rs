@@ -57,9 +57,6 @@ pub struct Inputs {
     pub rejects: Vec<Reject>,
 }
 
-/// The stage of the rejects of [`expand`].
-pub const STAGE: Stage = Stage::Input;
-
 /// Which file a path names: the device and inode (a file has one identity
 /// whatever path, symlink or hard link reaches it); a stream, its name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -154,7 +151,7 @@ fn reject(path: &Path, reason: String) -> Reject {
         },
         record_id: None,
         url: None,
-        stage: STAGE,
+        stage: Stage::Input,
         reason,
     }
 }
@@ -486,7 +483,7 @@ mod tests {
         assert!(rejects[1].0.ends_with("dangling.warc"));
         assert!(rejects[2].0.ends_with("zero.warc"));
         assert!(rejects[2].1.starts_with("a character device"));
-        assert!(inputs.rejects.iter().all(|r| r.stage == STAGE));
+        assert!(inputs.rejects.iter().all(|r| r.stage == Stage::Input));
     }
 
     #[test]

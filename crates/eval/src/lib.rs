@@ -28,6 +28,7 @@ use canopy_score::{mean, score_page, tokens, PageScore};
 use serde::Deserialize;
 
 use canopy_site::{Config, Method, SignifierSource};
+use canopy_types::Decision;
 
 /// Why an evaluation could not be done.
 #[derive(Debug, thiserror::Error)]
@@ -257,7 +258,7 @@ pub struct Clusters {
     /// Per page, in the order asked for: its cluster ("" for none).
     pub of_page: Vec<String>,
     /// Per cluster with a checked wrapper: the decision.
-    pub checks: HashMap<String, String>,
+    pub checks: HashMap<String, Decision>,
 }
 
 /// Runs `method` over the corpus in process: the output for each of
@@ -337,19 +338,19 @@ pub fn run_outputs(
 }
 
 /// Each checked cluster's decision, from a run's `summary.csv`.
-fn read_checks(path: &Path) -> Result<HashMap<String, String>> {
+fn read_checks(path: &Path) -> Result<HashMap<String, Decision>> {
     #[derive(Deserialize)]
     struct Row {
         cluster: String,
-        check: String,
+        check: Option<Decision>,
     }
     let mut reader =
         csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut checks = HashMap::new();
     for row in reader.deserialize::<Row>() {
         let row = row.with_context(|| format!("invalid row in {}", path.display()))?;
-        if !row.check.is_empty() {
-            checks.insert(row.cluster, row.check);
+        if let Some(check) = row.check {
+            checks.insert(row.cluster, check);
         }
     }
     Ok(checks)
@@ -809,7 +810,7 @@ mod tests {
             ["a b", "a b c", "a b c"],
             Clusters {
                 of_page: vec!["s1/0".into(), "s1/0".into(), "s1/1".into()],
-                checks: [("s1/0".to_string(), "agree".to_string())].into(),
+                checks: [("s1/0".to_string(), Decision::Agree)].into(),
             },
         );
         let page_level = result("page", ["a b c", "a b c", "x"], Clusters::default());
