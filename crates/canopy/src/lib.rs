@@ -55,7 +55,9 @@ pub(crate) use canopy_site::{config, dedup, feed_trust};
 pub use canopy_ingest::Event;
 pub use canopy_output::SummaryRow;
 pub use canopy_site::{Config, Format, Method, PageMethod, SignifierSource};
-pub use canopy_types::{Article, FeedItem, PageRecord, Reject, SourceRef, Stage, WrapperRecord};
+pub use canopy_types::{
+    Article, Decision, FeedItem, PageRecord, Reject, SourceRef, Stage, WrapperRecord, WrapperStatus,
+};
 pub use merge::RunStats;
 pub use page::{extract_page, page_record};
 pub use records::{read_warc, Records};

@@ -18,7 +18,7 @@ pub mod wet;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use canopy_types::Decision;
+use canopy_types::{Decision, WrapperStatus};
 use serde::Serialize;
 
 /// One row of `summary.csv`: what happened to one cluster. No wall time:
@@ -33,10 +33,8 @@ pub struct SummaryRow {
     pub wrapper_matches: usize,
     /// Pages served by the page-level fallback.
     pub fallbacks: usize,
-    /// What became of the cluster's wrapper (`docs/wrappers.md`): `new`,
-    /// `reused`, `relearned` (a saved one drifted), `drifted` (and nothing
-    /// relearned) or `none`.
-    pub wrapper: String,
+    /// What became of the cluster's wrapper (`docs/wrappers.md`).
+    pub wrapper: WrapperStatus,
     /// The wrapper's check against the page-level path; empty in the
     /// CSV when there is no wrapper or no check.
     pub check: Option<Decision>,
@@ -218,7 +216,7 @@ mod tests {
             pages: 2,
             wrapper_matches: 1,
             fallbacks: 1,
-            wrapper: "new".into(),
+            wrapper: WrapperStatus::New,
             check: Some(Decision::Agree),
         }];
         write_summary(dir.path(), &rows).unwrap();

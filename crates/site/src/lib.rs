@@ -47,7 +47,7 @@ mod title;
 pub use backlog::Backlog;
 pub use config::{Config, Format, SignifierSource};
 pub use method::{needs_feeds, Method, PageMethod};
-pub use reuse::{Reuse, WrapperStatus};
+pub use reuse::Reuse;
 pub use settings::{Render, SiteOutput, SiteSettings};
 pub use site::{process_site, SiteInput};
 pub use spill::ArticleSpill;

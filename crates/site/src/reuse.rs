@@ -47,35 +47,6 @@ impl Reuse {
     }
 }
 
-/// What became of a cluster's wrapper: the `wrapper` column of
-/// `summary.csv`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WrapperStatus {
-    /// Learned tonight; no saved wrapper of the site to compare with.
-    New,
-    /// A saved wrapper fit and passed the drift check: applied, not learned.
-    Reused,
-    /// The site's best saved wrapper drifted; learned again tonight.
-    Relearned,
-    /// The best saved wrapper drifted and nothing was learned in its place
-    /// (`wrappers apply`, or a single page): the fallback served the pages.
-    Drifted,
-    /// No wrapper: nothing saved for the site, nothing learned.
-    None,
-}
-
-impl WrapperStatus {
-    pub fn name(self) -> &'static str {
-        match self {
-            WrapperStatus::New => "new",
-            WrapperStatus::Reused => "reused",
-            WrapperStatus::Relearned => "relearned",
-            WrapperStatus::Drifted => "drifted",
-            WrapperStatus::None => "none",
-        }
-    }
-}
-
 /// The record of a wrapper learned tonight.
 pub struct NewWrapper<'a> {
     pub site: &'a str,

@@ -29,7 +29,7 @@ use canopy_render::CleanTree;
 use canopy_signifiers::{
     top_k_tfidf, top_k_tfidf_among, Analyzer, Language, PageLanguage, Stems, TermId,
 };
-use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord};
+use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord, WrapperStatus};
 
 mod check;
 
@@ -41,7 +41,7 @@ use crate::fallback;
 use crate::method::{Method, PageMethod};
 use crate::page::Page;
 use crate::pages::SitePages;
-use crate::reuse::{NewWrapper, WrapperStatus};
+use crate::reuse::NewWrapper;
 use crate::settings::{Render, SiteOutput, SiteSettings};
 use crate::spill::{ArticleSink, ArticleSpill};
 use crate::title::clean_title;
@@ -169,7 +169,7 @@ fn page_level_site(
         pages: all.len(),
         wrapper_matches: 0,
         fallbacks: served,
-        wrapper: WrapperStatus::None.name().to_string(),
+        wrapper: WrapperStatus::None,
         check: None,
     });
     Ok(())
@@ -572,7 +572,7 @@ fn process_cluster(
         pages: c.members.len(),
         wrapper_matches: served,
         fallbacks,
-        wrapper: chosen.status.name().to_string(),
+        wrapper: chosen.status,
         check: summary_check,
     });
     Ok(chosen.claimed)

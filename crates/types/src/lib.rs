@@ -266,6 +266,43 @@ impl std::fmt::Display for Decision {
     }
 }
 
+/// What became of a cluster's wrapper: the `wrapper` column of
+/// `summary.csv`, written in lower case (`"reused"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WrapperStatus {
+    /// Learned tonight; no saved wrapper of the site to compare with.
+    New,
+    /// A saved wrapper fit and passed the drift check: applied, not learned.
+    Reused,
+    /// The site's best saved wrapper drifted; learned again tonight.
+    Relearned,
+    /// The best saved wrapper drifted and nothing was learned in its place
+    /// (`wrappers apply`, or a single page): the fallback served the pages.
+    Drifted,
+    /// No wrapper: nothing saved for the site, nothing learned.
+    None,
+}
+
+impl WrapperStatus {
+    /// The name written in `summary.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WrapperStatus::New => "new",
+            WrapperStatus::Reused => "reused",
+            WrapperStatus::Relearned => "relearned",
+            WrapperStatus::Drifted => "drifted",
+            WrapperStatus::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for WrapperStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Learn-time figures of a wrapper, the baseline of the drift check.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct WrapperQuality {
@@ -280,7 +317,7 @@ pub struct WrapperQuality {
 
 #[cfg(test)]
 mod tests {
-    use super::{Decision, Stage};
+    use super::{Decision, Stage, WrapperStatus};
 
     #[test]
     fn a_stage_is_written_and_read_by_its_name() {
@@ -310,6 +347,19 @@ mod tests {
             let json = serde_json::to_string(&decision).unwrap();
             assert_eq!(json, format!("\"{decision}\""));
             assert_eq!(serde_json::from_str::<Decision>(&json).unwrap(), decision);
+        }
+    }
+
+    #[test]
+    fn a_wrapper_status_is_written_and_read_by_its_name() {
+        use WrapperStatus::*;
+        for status in [New, Reused, Relearned, Drifted, None] {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{status}\""));
+            assert_eq!(
+                serde_json::from_str::<WrapperStatus>(&json).unwrap(),
+                status
+            );
         }
     }
 }
