@@ -166,9 +166,9 @@ pub(crate) fn dechunk(body: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// Why content decoding failed.
+/// Why undoing a `Content-Encoding` failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum DecodeError {
+pub(crate) enum ContentCodingError {
     /// The decoded output would exceed the cap.
     ExceededCap,
     /// The coding is not supported.
@@ -183,7 +183,7 @@ pub(crate) fn decode_content(
     body: &[u8],
     encoding: &str,
     cap: usize,
-) -> Result<Vec<u8>, DecodeError> {
+) -> Result<Vec<u8>, ContentCodingError> {
     let mut data = body.to_vec();
     for coding in encoding.rsplit(',').map(|c| c.trim().to_ascii_lowercase()) {
         data = match coding.as_str() {
@@ -192,28 +192,28 @@ pub(crate) fn decode_content(
                 read_capped(flate2::read::MultiGzDecoder::new(data.as_slice()), cap)?
             }
             "deflate" => match read_capped(flate2::read::ZlibDecoder::new(data.as_slice()), cap) {
-                Err(DecodeError::Corrupt(_)) => {
+                Err(ContentCodingError::Corrupt(_)) => {
                     read_capped(flate2::read::DeflateDecoder::new(data.as_slice()), cap)?
                 }
                 other => other?,
             },
             "br" => read_capped(brotli::Decompressor::new(data.as_slice(), 4096), cap)?,
-            other => return Err(DecodeError::Unsupported(other.to_string())),
+            other => return Err(ContentCodingError::Unsupported(other.to_string())),
         };
     }
     Ok(data)
 }
 
 /// Reads a decoder to the end, failing once more than `cap` bytes come out.
-fn read_capped(reader: impl Read, cap: usize) -> Result<Vec<u8>, DecodeError> {
+fn read_capped(reader: impl Read, cap: usize) -> Result<Vec<u8>, ContentCodingError> {
     let mut out = Vec::new();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     reader
         .take(limit)
         .read_to_end(&mut out)
-        .map_err(|e| DecodeError::Corrupt(e.to_string()))?;
+        .map_err(|e| ContentCodingError::Corrupt(e.to_string()))?;
     if out.len() > cap {
-        return Err(DecodeError::ExceededCap);
+        return Err(ContentCodingError::ExceededCap);
     }
     Ok(out)
 }
@@ -375,7 +375,7 @@ mod tests {
         assert!(gz.len() < 64 << 10);
         assert_eq!(
             decode_content(&gz, "gzip", 1 << 20),
-            Err(DecodeError::ExceededCap)
+            Err(ContentCodingError::ExceededCap)
         );
     }
 
@@ -383,7 +383,7 @@ mod tests {
     fn unsupported_coding() {
         assert_eq!(
             decode_content(b"x", "compress", 10),
-            Err(DecodeError::Unsupported("compress".into()))
+            Err(ContentCodingError::Unsupported("compress".into()))
         );
     }
 

@@ -15,7 +15,7 @@ use crate::charset::decode_html;
 use crate::feed::parse_feed_within;
 use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::SegmentedGzip;
-use crate::http::{self, DecodeError, PayloadKind};
+use crate::http::{self, ContentCodingError, PayloadKind};
 use crate::stream::{Forward, Peeked};
 use crate::{Event, IngestOptions, Skip, WarcStats};
 
@@ -631,19 +631,19 @@ impl Payload {
         if let Some(coding) = coding.as_deref().filter(|c| !c.trim().is_empty()) {
             match http::decode_content(&body, coding, cap) {
                 Ok(decoded) => body = decoded,
-                Err(DecodeError::ExceededCap) => {
+                Err(ContentCodingError::ExceededCap) => {
                     return Ok(info.reject(Stage::Http, "content decoding exceeded cap"));
                 }
                 // Archivers often store the decoded body but keep the
                 // Content-Encoding header: use the body as it is.
                 Err(_) if !http::looks_compressed(&body) => {}
-                Err(DecodeError::Unsupported(c)) => {
+                Err(ContentCodingError::Unsupported(c)) => {
                     return Ok(info.reject(Stage::Http, format!("unsupported content coding {c}")));
                 }
-                Err(DecodeError::Corrupt(e)) if e.contains("unexpected end of file") => {
+                Err(ContentCodingError::Corrupt(e)) if e.contains("unexpected end of file") => {
                     return Ok(info.reject(Stage::Http, format!("truncated {coding} content: {e}")));
                 }
-                Err(DecodeError::Corrupt(e)) => {
+                Err(ContentCodingError::Corrupt(e)) => {
                     return Ok(info.reject(Stage::Http, format!("content decoding failed: {e}")));
                 }
             }
