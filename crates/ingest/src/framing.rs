@@ -57,6 +57,11 @@ pub(crate) struct Lookahead {
     /// Bytes taken from `inner` at a seam and not yet consumed.
     seam: Vec<u8>,
     at: usize,
+    /// An error of `inner` met while gathering a seam that already held
+    /// bytes: returned once those are used up. In a `.warc.gz` the bytes
+    /// are a record's last and the error is the next member's, which must
+    /// not fail the record before it.
+    deferred: Option<io::Error>,
 }
 
 impl Lookahead {
@@ -65,6 +70,7 @@ impl Lookahead {
             inner,
             seam: Vec::new(),
             at: 0,
+            deferred: None,
         }
     }
 
@@ -76,6 +82,9 @@ impl Lookahead {
 impl BufRead for Lookahead {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if self.pending() == 0 {
+            if let Some(e) = self.deferred.take() {
+                return Err(e);
+            }
             self.seam.clear();
             self.at = 0;
             if self.inner.fill_buf()?.len() >= MIN_AHEAD {
@@ -83,9 +92,17 @@ impl BufRead for Lookahead {
             }
         }
         // At a seam: gather what is left and what follows, up to MIN_AHEAD.
-        while self.pending() < MIN_AHEAD {
-            let wanted = MIN_AHEAD - self.pending();
-            let more = self.inner.fill_buf()?;
+        while self.pending() < MIN_AHEAD && self.deferred.is_none() {
+            let held = self.pending();
+            let wanted = MIN_AHEAD - held;
+            let more = match self.inner.fill_buf() {
+                Ok(more) => more,
+                Err(e) if held > 0 => {
+                    self.deferred = Some(e);
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
             if more.is_empty() {
                 break;
             }

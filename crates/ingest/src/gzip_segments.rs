@@ -43,9 +43,9 @@ use fastwarc::stream_io::traits::WarcRead;
 use zlib_rs::{Inflate, InflateFlush, Status};
 
 /// Bytes of a gzip member header that a cut is checked against.
-const HEADER_LEN: usize = 10;
+pub(crate) const HEADER_LEN: usize = 10;
 /// zlib's window bits for a gzip wrapper, as fastwarc's `GzipReader` uses.
-const GZIP_WINDOW_BITS: u8 = 15 + 16;
+pub(crate) const GZIP_WINDOW_BITS: u8 = 15 + 16;
 /// Past this many segments' worth of bytes without a member start (a file
 /// compressed as one member, or one member that large), the rest of the
 /// file is read in order.
@@ -223,7 +223,7 @@ impl Pending {
 
 /// fastwarc's gzip reader from `offset`, built as its archive iterator
 /// builds it over a `BufReader<File>` (`warc::read_stream`).
-fn in_order(path: &Path, offset: u64) -> io::Result<GzipReader<LimitedBufReader>> {
+pub(crate) fn in_order(path: &Path, offset: u64) -> io::Result<GzipReader<LimitedBufReader>> {
     let mut file = File::open(path)?;
     file.seek(SeekFrom::Start(offset))?;
     let raw = LimitedBufReader::new(BufReader::with_capacity(1 << 20, file), None);
@@ -436,7 +436,7 @@ impl Cuts {
 /// a gzip member header (RFC 1952: magic, deflate, no reserved flag bits,
 /// a known compression level byte and operating system), with its whole
 /// header in `buf`.
-fn member_start_from(buf: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn member_start_from(buf: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     while at + HEADER_LEN <= buf.len() {
         let found = memchr::memchr(0x1f, buf.get(at..buf.len() + 1 - HEADER_LEN)?)?;

@@ -40,6 +40,7 @@ mod framing;
 mod gzip_segments;
 mod http;
 mod remote;
+mod resync;
 mod stream;
 mod url_norm;
 mod warc;

@@ -14,8 +14,9 @@ use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 use crate::charset::decode_html;
 use crate::feed::parse_feed_within;
 use crate::framing::{self, BlockEnd, NotARecord};
-use crate::gzip_segments::SegmentedGzip;
+use crate::gzip_segments::{in_order, SegmentedGzip};
 use crate::http::{self, ContentCodingError, PayloadKind};
+use crate::resync;
 use crate::stream::{Forward, Peeked};
 use crate::{Event, IngestOptions, Skip, WarcStats};
 
@@ -28,7 +29,9 @@ pub(crate) const MAX_HEADER_LEN: usize = 64 << 10;
 ///
 /// Returns `Err` only when the file cannot be opened at all. Everything else
 /// becomes an [`Event::Reject`] and the stream goes on, or ends with a reject
-/// saying why it stopped (for example a truncated gzip member). fastwarc's
+/// saying why it stopped (for example a truncated gzip member). After a
+/// corrupt gzip member, reading resumes at the next member that starts a
+/// record (`resync.rs`); the stretch skipped is one reject. fastwarc's
 /// quirks mode is always on, so ClueWeb09 files (LF-only headers, odd dates)
 /// are read too. ARC files (plain or gzipped, recognised by their
 /// `filedesc://` start) are read by `arc.rs`.
@@ -76,17 +79,72 @@ pub fn read_warc_split(
             // More pieces ahead only queue the pool's other work behind them.
             let window = rayon::current_num_threads();
             let reader = SegmentedGzip::open(path, segment_bytes, window)?;
-            return Ok(read_stream(Box::new(reader), &file_name, opts, on_item));
+            return read_file(path, Box::new(reader), &head, &file_name, opts, on_item);
         }
     }
     file.seek(SeekFrom::Start(0))?;
     let reader = BufReader::with_capacity(1 << 20, file);
-    Ok(read_stream(
+    read_file(
+        path,
         reader.into_warc_reader(),
+        &head,
         &file_name,
         opts,
         on_item,
-    ))
+    )
+}
+
+/// Reads the records of the WARC file at `path` from `reader`; in a gzip
+/// file, past each corrupt member: reading resumes at the next member that
+/// starts a record (`resync.rs`), and the stretch skipped is one reject.
+fn read_file(
+    path: &Path,
+    mut reader: Box<dyn WarcRead>,
+    head: &[u8],
+    file_name: &str,
+    opts: &IngestOptions,
+    on_item: &mut dyn FnMut(SplitItem),
+) -> std::io::Result<WarcStats> {
+    let gzip = framing::Compression::of(head) == framing::Compression::Gzip;
+    let ctx = Ctx {
+        file: file_name,
+        opts,
+    };
+    let mut stats = WarcStats::default();
+    // Where reading last resumed; `None` on the first pass, from the start.
+    let mut resumed_at: Option<u64> = None;
+    loop {
+        let Some(broken) = read_records(reader, &ctx, &mut stats, on_item) else {
+            return Ok(stats);
+        };
+        if !(gzip && broken.resumable) {
+            ctx.stop(&mut stats, on_item, broken.reason);
+            return Ok(stats);
+        }
+        // Past the last record read and the last place resumed at, so that
+        // every resumption moves forward; from the file's start when its
+        // first member is the corrupt one.
+        let from = match (broken.last_record, resumed_at) {
+            (Some(record), resumed) => record.max(resumed.unwrap_or(0)) + 1,
+            (None, Some(resumed)) => resumed + 1,
+            (None, None) => 0,
+        };
+        let resync = resync::next_record_member(path, from)?;
+        let Some(next) = resync.next else {
+            match resync.first_broken {
+                Some(offset) => ctx.skipped(&mut stats, on_item, Some(offset), broken.reason),
+                None => ctx.stop(&mut stats, on_item, broken.reason),
+            }
+            return Ok(stats);
+        };
+        let reason = format!(
+            "{}; skipped to the next record, at offset {next}",
+            broken.reason
+        );
+        ctx.skipped(&mut stats, on_item, resync.first_broken, reason);
+        reader = Box::new(in_order(path, next)?);
+        resumed_at = Some(next);
+    }
 }
 
 /// [`read_warc_split`] over a stream that cannot seek: standard input, an
@@ -164,12 +222,42 @@ fn read_stream(
         file: file_name,
         opts,
     };
+    if let Some(broken) = read_records(raw, &ctx, &mut stats, on_item) {
+        ctx.stop(&mut stats, on_item, broken.reason);
+    }
+    stats
+}
+
+/// Why [`read_records`] stopped before the end of its stream.
+struct Broken {
+    /// The reject's reason.
+    reason: String,
+    /// Whether the stream broke inside the records (a corrupt compressed
+    /// member, a broken record header), where a later record may still be
+    /// whole; not when it could not be opened or held no WARC records.
+    resumable: bool,
+    /// Where the last record read starts (in a gzip file, its member).
+    last_record: Option<u64>,
+}
+
+/// Reads the records of a stream into `stats` and `on_item`, and says why
+/// it stopped if not at the stream's end (the caller writes the reject).
+fn read_records(
+    raw: Box<dyn WarcRead>,
+    ctx: &Ctx,
+    stats: &mut WarcStats,
+    on_item: &mut dyn FnMut(SplitItem),
+) -> Option<Broken> {
+    let first_read = stats.records == 0;
+    let mut last_record = None;
+    let broken = |reason: String, resumable: bool, last_record: Option<u64>| Broken {
+        reason,
+        resumable,
+        last_record,
+    };
     let stream = match framing::open(raw) {
         Ok(stream) => stream,
-        Err(e) => {
-            ctx.stop(&mut stats, on_item, format!("cannot read: {e}"));
-            return stats;
-        }
+        Err(e) => return Some(broken(format!("cannot read: {e}"), false, None)),
     };
     // What precedes the first record; all of the file, if it is not a WARC.
     let mut head = LimitedBufReader::new(stream, None);
@@ -181,14 +269,10 @@ fn read_stream(
     match leading {
         Ok((Some(junk), true)) => {
             let reason = format!("no WARC records found (not a WARC file): {}", junk.reason());
-            ctx.stop(&mut stats, on_item, reason);
-            return stats;
+            return Some(broken(reason, false, None));
         }
-        Ok((junk, _)) => ctx.not_a_record(junk, &mut stats, on_item),
-        Err(e) => {
-            ctx.stop(&mut stats, on_item, format!("cannot read: {e}"));
-            return stats;
-        }
+        Ok((junk, _)) => ctx.not_a_record(junk, stats, on_item),
+        Err(e) => return Some(broken(format!("cannot read: {e}"), true, None)),
     }
     let options = ArchiveIteratorOptions {
         // `framing::open` has put the decoder in place.
@@ -205,7 +289,8 @@ fn read_stream(
             Ok(shared) => {
                 let mut record = shared.borrow_mut();
                 stats.records += 1;
-                if let Some(item) = ctx.process(&mut record, &mut stats) {
+                last_record = Some(record.stream_pos());
+                if let Some(item) = ctx.process(&mut record, stats) {
                     if let SplitItem::Event(event) = &item {
                         stats.count(event);
                     }
@@ -218,32 +303,27 @@ fn read_stream(
                     framing::read_gap(reader)
                 });
                 match gap {
-                    Some(Ok(junk)) => ctx.not_a_record(junk, &mut stats, on_item),
+                    Some(Ok(junk)) => ctx.not_a_record(junk, stats, on_item),
                     Some(Err(e)) => {
-                        ctx.stop(&mut stats, on_item, format!("cannot read: {e}"));
-                        break;
+                        return Some(broken(format!("cannot read: {e}"), true, last_record));
                     }
                     None => {}
                 }
             }
             Err(e) => {
                 // fastwarc cannot resynchronise after a broken record header
-                // or a corrupt compressed stream: report and stop.
+                // or a corrupt compressed stream: the caller may (gzip files).
                 let reason = format!("stopped reading after {} records: {e}", stats.records);
-                ctx.stop(&mut stats, on_item, reason);
-                break;
+                return Some(broken(reason, true, last_record));
             }
         }
     }
-    if stats.records == 0 {
+    if first_read && stats.records == 0 {
         // Nothing at all: an empty file.
-        ctx.stop(
-            &mut stats,
-            on_item,
-            "no WARC records found (an empty file)".to_string(),
-        );
+        let reason = "no WARC records found (an empty file)".to_string();
+        return Some(broken(reason, false, None));
     }
-    stats
+    None
 }
 
 /// Bytes of a stream's start read to tell what it is ([`is_arc`],
@@ -333,6 +413,30 @@ impl Ctx<'_> {
         stats.records += 1;
         stats.rejected += 1;
         let offset = if stats.records == 1 { Some(0) } else { None };
+        on_item(SplitItem::Event(Event::Reject(Reject {
+            source: SourceRef {
+                file: self.file.to_string(),
+                offset,
+            },
+            record_id: None,
+            url: None,
+            stage: Stage::Warc,
+            reason,
+        })));
+    }
+
+    /// A stretch of a gzip file skipped after a corrupt member counts as
+    /// one record read, rejected; `offset` is the corrupt member's, when
+    /// its header survived.
+    fn skipped(
+        &self,
+        stats: &mut WarcStats,
+        on_item: &mut dyn FnMut(SplitItem),
+        offset: Option<u64>,
+        reason: String,
+    ) {
+        stats.records += 1;
+        stats.rejected += 1;
         on_item(SplitItem::Event(Event::Reject(Reject {
             source: SourceRef {
                 file: self.file.to_string(),

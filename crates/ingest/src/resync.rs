@@ -1,0 +1,126 @@
+//! Where reading a `.warc.gz` file can go on after a corrupt gzip member.
+//!
+//! Common Crawl writes one gzip member per record, so a member whose
+//! deflate data is broken (a flipped bit, a torn write, a bad disk sector)
+//! spoils one record, not the file. fastwarc's reader stops at the error;
+//! [`next_record_member`] finds the next member that inflates cleanly to
+//! the start of a WARC record, so that reading resumes there and the
+//! stretch in between becomes one reject (`warc.rs`, `read_warc_split`).
+//! A file compressed as one member has no later member to resume at: its
+//! reading still stops at the error.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use zlib_rs::{Inflate, InflateFlush, Status};
+
+use crate::gzip_segments::{member_start_from, GZIP_WINDOW_BITS, HEADER_LEN};
+
+/// Compressed bytes scanned at a time for a member header.
+const SCAN_BYTES: usize = 1 << 20;
+/// A candidate member that has inflated this many bytes without an error
+/// is taken as real without inflating the rest: a record's member
+/// inflates to at most a few megabytes, and the probe of every false
+/// header in a hostile file stays bounded.
+const PROBE_OUTPUT: usize = 1 << 20;
+/// Compressed bytes read at a time while probing a candidate.
+const PROBE_INPUT: usize = 64 << 10;
+/// What a WARC record's decompressed bytes start with.
+const WARC_MAGIC: &[u8] = b"WARC/";
+
+/// Where the scan for the next record's member stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Resync {
+    /// The first offset at or after the scan's start that looked like a
+    /// member header but did not inflate to a record (the corrupt member,
+    /// where its header survived).
+    pub(crate) first_broken: Option<u64>,
+    /// The next member that inflates cleanly and starts with `WARC/`.
+    pub(crate) next: Option<u64>,
+}
+
+/// Scans `path` from offset `from` for the next gzip member that inflates
+/// without an error (all of it, or its first [`PROBE_OUTPUT`] bytes) to
+/// bytes that start with `WARC/`.
+pub(crate) fn next_record_member(path: &Path, from: u64) -> io::Result<Resync> {
+    let mut scan = File::open(path)?;
+    let mut probe = File::open(path)?;
+    scan.seek(SeekFrom::Start(from))?;
+    let mut found = Resync {
+        first_broken: None,
+        next: None,
+    };
+    // `buf` holds the file from offset `base`; the search goes on at `at`.
+    let (mut base, mut buf, mut at, mut eof) = (from, Vec::new(), 0, false);
+    loop {
+        match member_start_from(&buf, at) {
+            Some(p) => {
+                let offset = base + p as u64;
+                if starts_a_record(&mut probe, offset)? {
+                    found.next = Some(offset);
+                    return Ok(found);
+                }
+                found.first_broken.get_or_insert(offset);
+                at = p + 1;
+            }
+            None if eof => return Ok(found),
+            None => {
+                // Only the last bytes held may start a header that the
+                // next chunk completes.
+                let keep_from = at.max(buf.len().saturating_sub(HEADER_LEN - 1));
+                buf.drain(..keep_from);
+                base += keep_from as u64;
+                at = 0;
+                let read = (&mut scan).take(SCAN_BYTES as u64).read_to_end(&mut buf)?;
+                eof = read == 0;
+            }
+        }
+    }
+}
+
+/// Whether the gzip member at `offset` inflates without an error (to its
+/// end, or for [`PROBE_OUTPUT`] bytes) to bytes that start with `WARC/`.
+fn starts_a_record(file: &mut File, offset: u64) -> io::Result<bool> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut inflate = Inflate::new(true, GZIP_WINDOW_BITS);
+    let mut input = vec![0u8; PROBE_INPUT];
+    let mut output = vec![0u8; 64 << 10];
+    let mut head: Vec<u8> = Vec::with_capacity(WARC_MAGIC.len());
+    let mut produced_total = 0usize;
+    loop {
+        let n = file.read(&mut input)?;
+        if n == 0 {
+            // The file ends inside the member: a truncated member.
+            return Ok(false);
+        }
+        let mut used = 0;
+        while used < n {
+            let (total_in, total_out) = (inflate.total_in(), inflate.total_out());
+            let status =
+                match inflate.decompress(&input[used..n], &mut output, InflateFlush::NoFlush) {
+                    Ok(status) => status,
+                    Err(_) => return Ok(false),
+                };
+            let consumed = (inflate.total_in() - total_in) as usize;
+            let produced = (inflate.total_out() - total_out) as usize;
+            used += consumed;
+            let wanted = WARC_MAGIC.len() - head.len();
+            head.extend_from_slice(&output[..produced.min(wanted)]);
+            if head.len() == WARC_MAGIC.len() && head != WARC_MAGIC {
+                return Ok(false);
+            }
+            produced_total += produced;
+            if status == Status::StreamEnd {
+                return Ok(head == WARC_MAGIC);
+            }
+            if produced_total >= PROBE_OUTPUT {
+                return Ok(head == WARC_MAGIC);
+            }
+            if consumed == 0 && produced == 0 {
+                // No progress with input and room left: not a member.
+                return Ok(false);
+            }
+        }
+    }
+}
