@@ -1,13 +1,15 @@
-//! Where reading a `.warc.gz` file can go on after a corrupt gzip member.
+//! Where reading a WARC file can go on after fastwarc stopped at an error.
 //!
 //! Common Crawl writes one gzip member per record, so a member whose
 //! deflate data is broken (a flipped bit, a torn write, a bad disk sector)
-//! spoils one record, not the file. fastwarc's reader stops at the error;
+//! spoils one record, not the file. fastwarc's reader stops at the error,
+//! and at a record header it cannot parse;
 //! [`next_record_member`] finds the next member that inflates cleanly to
-//! the start of a WARC record, so that reading resumes there and the
-//! stretch in between becomes one reject (`warc.rs`, `read_warc_split`).
-//! A file compressed as one member has no later member to resume at: its
-//! reading still stops at the error.
+//! the start of a WARC record, [`next_record_line`] the next version line
+//! of a plain file, so that reading resumes there and the stretch in
+//! between becomes one reject (`warc.rs`, `read_file`). A file compressed
+//! as one member has no later member to resume at: its reading still stops
+//! at the error.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -28,6 +30,14 @@ const PROBE_OUTPUT: usize = 1 << 20;
 const PROBE_INPUT: usize = 64 << 10;
 /// What a WARC record's decompressed bytes start with.
 const WARC_MAGIC: &[u8] = b"WARC/";
+/// The version lines a record of a plain file starts with, after the
+/// line break that ends what precedes it.
+const VERSION_LINES: [&[u8]; 4] = [
+    b"\nWARC/1.0\r\n",
+    b"\nWARC/1.1\r\n",
+    b"\nWARC/1.0\n",
+    b"\nWARC/1.1\n",
+];
 
 /// Where the scan for the next record's member stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,5 +132,41 @@ fn starts_a_record(file: &mut File, offset: u64) -> io::Result<bool> {
                 return Ok(false);
             }
         }
+    }
+}
+
+/// Scans the plain WARC file at `path` from offset `from` for the next
+/// line that starts a record (`WARC/1.0` or `WARC/1.1`, after a line
+/// break): where reading goes on after a record header fastwarc cannot
+/// parse.
+pub(crate) fn next_record_line(path: &Path, from: u64) -> io::Result<Resync> {
+    let mut scan = File::open(path)?;
+    // From the byte before, so that a line starting at `from` is seen.
+    let start = from.saturating_sub(1);
+    scan.seek(SeekFrom::Start(start))?;
+    let longest = VERSION_LINES.iter().map(|l| l.len()).max().unwrap_or(0);
+    let (mut base, mut buf) = (start, Vec::new());
+    loop {
+        let read = (&mut scan).take(SCAN_BYTES as u64).read_to_end(&mut buf)?;
+        let found = memchr::memmem::find_iter(&buf, b"\nWARC/1.").find(|&i| {
+            VERSION_LINES.iter().any(|line| buf[i..].starts_with(line))
+                && base + i as u64 + 1 >= from
+        });
+        if let Some(i) = found {
+            return Ok(Resync {
+                first_broken: None,
+                next: Some(base + i as u64 + 1),
+            });
+        }
+        if read == 0 {
+            return Ok(Resync {
+                first_broken: None,
+                next: None,
+            });
+        }
+        // Keep the bytes a version line may straddle.
+        let keep_from = buf.len().saturating_sub(longest - 1);
+        buf.drain(..keep_from);
+        base += keep_from as u64;
     }
 }

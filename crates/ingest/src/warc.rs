@@ -30,8 +30,9 @@ pub(crate) const MAX_HEADER_LEN: usize = 64 << 10;
 /// Returns `Err` only when the file cannot be opened at all. Everything else
 /// becomes an [`Event::Reject`] and the stream goes on, or ends with a reject
 /// saying why it stopped (for example a truncated gzip member). After a
-/// corrupt gzip member, reading resumes at the next member that starts a
-/// record (`resync.rs`); the stretch skipped is one reject. fastwarc's
+/// corrupt gzip member or a record header fastwarc cannot parse, reading
+/// resumes at the next record (`resync.rs`); the stretch skipped is one
+/// reject. fastwarc's
 /// quirks mode is always on, so ClueWeb09 files (LF-only headers, odd dates)
 /// are read too. ARC files (plain or gzipped, recognised by their
 /// `filedesc://` start) are read by `arc.rs`.
@@ -94,9 +95,11 @@ pub fn read_warc_split(
     )
 }
 
-/// Reads the records of the WARC file at `path` from `reader`; in a gzip
-/// file, past each corrupt member: reading resumes at the next member that
-/// starts a record (`resync.rs`), and the stretch skipped is one reject.
+/// Reads the records of the WARC file at `path` from `reader`, past each
+/// place where fastwarc stops (a corrupt gzip member, a record header it
+/// cannot parse): reading resumes at the next gzip member, or in a plain
+/// file the next version line, that starts a record (`resync.rs`), and the
+/// stretch skipped is one reject.
 fn read_file(
     path: &Path,
     mut reader: Box<dyn WarcRead>,
@@ -105,7 +108,12 @@ fn read_file(
     opts: &IngestOptions,
     on_item: &mut dyn FnMut(SplitItem),
 ) -> std::io::Result<WarcStats> {
-    let gzip = framing::Compression::of(head) == framing::Compression::Gzip;
+    let compression = framing::Compression::of(head);
+    // Gzip and plain files can be resumed in (`resync.rs`).
+    let resumable = matches!(
+        compression,
+        framing::Compression::Gzip | framing::Compression::None
+    );
     let ctx = Ctx {
         file: file_name,
         opts,
@@ -113,14 +121,29 @@ fn read_file(
     let mut stats = WarcStats::default();
     // Where reading last resumed; `None` on the first pass, from the start.
     let mut resumed_at: Option<u64> = None;
+    // The stretch skipped last, written before the first item read after
+    // it: one that breaks again before any (a broken header in a whole
+    // member) grows instead of giving a second reject.
+    let mut skipped: Option<Skipped> = None;
     loop {
-        let Some(broken) = read_records(reader, &ctx, &mut stats, on_item) else {
-            return Ok(stats);
+        let broken = read_records(reader, &ctx, &mut stats, &mut |item| {
+            if let Some(stretch) = skipped.take() {
+                on_item(ctx.skipped_reject(stretch));
+            }
+            on_item(item);
+        });
+        let broken = match broken {
+            Some(broken) if resumable && broken.resumable => broken,
+            end => {
+                if let Some(stretch) = skipped.take() {
+                    on_item(ctx.skipped_reject(stretch));
+                }
+                if let Some(broken) = end {
+                    ctx.stop(&mut stats, on_item, broken.reason);
+                }
+                return Ok(stats);
+            }
         };
-        if !(gzip && broken.resumable) {
-            ctx.stop(&mut stats, on_item, broken.reason);
-            return Ok(stats);
-        }
         // Past the last record read and the last place resumed at, so that
         // every resumption moves forward; from the file's start when its
         // first member is the corrupt one.
@@ -129,22 +152,47 @@ fn read_file(
             (None, Some(resumed)) => resumed + 1,
             (None, None) => 0,
         };
-        let resync = resync::next_record_member(path, from)?;
-        let Some(next) = resync.next else {
-            match resync.first_broken {
-                Some(offset) => ctx.skipped(&mut stats, on_item, Some(offset), broken.reason),
-                None => ctx.stop(&mut stats, on_item, broken.reason),
+        let resync = match compression {
+            framing::Compression::Gzip => resync::next_record_member(path, from)?,
+            _ => resync::next_record_line(path, from)?,
+        };
+        let mut stretch = skipped.take().unwrap_or_else(|| {
+            // The stretch counts as one record read, rejected.
+            stats.records += 1;
+            stats.rejected += 1;
+            Skipped {
+                offset: None,
+                reason: broken.reason,
+                next: None,
             }
+        });
+        stretch.offset = stretch.offset.or(resync.first_broken);
+        stretch.next = resync.next;
+        let Some(next) = resync.next else {
+            on_item(ctx.skipped_reject(stretch));
             return Ok(stats);
         };
-        let reason = format!(
-            "{}; skipped to the next record, at offset {next}",
-            broken.reason
-        );
-        ctx.skipped(&mut stats, on_item, resync.first_broken, reason);
-        reader = Box::new(in_order(path, next)?);
+        skipped = Some(stretch);
+        reader = match compression {
+            framing::Compression::Gzip => Box::new(in_order(path, next)?),
+            _ => {
+                let mut file = File::open(path)?;
+                file.seek(SeekFrom::Start(next))?;
+                BufReader::with_capacity(1 << 20, file).into_warc_reader()
+            }
+        };
         resumed_at = Some(next);
     }
+}
+
+/// A stretch of a file skipped where fastwarc stopped.
+struct Skipped {
+    /// The corrupt gzip member's offset, when its header survived.
+    offset: Option<u64>,
+    /// Why reading broke where the stretch starts.
+    reason: String,
+    /// Where reading resumed; `None` when nothing after it could be read.
+    next: Option<u64>,
 }
 
 /// [`read_warc_split`] over a stream that cannot seek: standard input, an
@@ -312,7 +360,7 @@ fn read_records(
             }
             Err(e) => {
                 // fastwarc cannot resynchronise after a broken record header
-                // or a corrupt compressed stream: the caller may (gzip files).
+                // or a corrupt compressed stream; `read_file` can, in a file.
                 let reason = format!("stopped reading after {} records: {e}", stats.records);
                 return Some(broken(reason, true, last_record));
             }
@@ -425,28 +473,25 @@ impl Ctx<'_> {
         })));
     }
 
-    /// A stretch of a gzip file skipped after a corrupt member counts as
-    /// one record read, rejected; `offset` is the corrupt member's, when
-    /// its header survived.
-    fn skipped(
-        &self,
-        stats: &mut WarcStats,
-        on_item: &mut dyn FnMut(SplitItem),
-        offset: Option<u64>,
-        reason: String,
-    ) {
-        stats.records += 1;
-        stats.rejected += 1;
-        on_item(SplitItem::Event(Event::Reject(Reject {
+    /// The reject of a stretch skipped (counted when it was found).
+    fn skipped_reject(&self, stretch: Skipped) -> SplitItem {
+        let reason = match stretch.next {
+            Some(next) => format!(
+                "{}; skipped to the next record, at offset {next}",
+                stretch.reason
+            ),
+            None => stretch.reason,
+        };
+        SplitItem::Event(Event::Reject(Reject {
             source: SourceRef {
                 file: self.file.to_string(),
-                offset,
+                offset: stretch.offset,
             },
             record_id: None,
             url: None,
             stage: Stage::Warc,
             reason,
-        })));
+        }))
     }
 
     /// A stretch that is not a record counts as one record read, rejected.

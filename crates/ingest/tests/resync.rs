@@ -186,3 +186,76 @@ fn a_file_of_one_member_stops_at_its_corruption() {
     assert!(last.reason.contains("data error"), "{}", last.reason);
     assert!(!last.reason.contains("skipped to"), "{}", last.reason);
 }
+
+/// A record header fastwarc cannot parse (one line past its 64 KiB
+/// header limit), in a plain file and in a member of its own: the other
+/// records are read, the broken one is one reject.
+#[test]
+fn reading_resumes_after_a_record_header_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = original(dir.path());
+    let k = (file.starts.len() - 1) / 2;
+    let inflate = |member: &[u8]| {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(member)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    };
+    let members: Vec<Vec<u8>> = file
+        .starts
+        .windows(2)
+        .map(|w| inflate(&file.bytes[w[0]..w[1]]))
+        .collect();
+    let mut broken = members[k].clone();
+    let version_line = broken.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let long_line = format!("X-Long: {}\r\n", "a".repeat(70_000));
+    broken.splice(version_line..version_line, long_line.into_bytes());
+    let lost_id = {
+        let text = String::from_utf8_lossy(&members[k]);
+        text.lines()
+            .find_map(|l| l.strip_prefix("WARC-Record-ID: "))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let plain: Vec<u8> = members
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| if i == k { broken.clone() } else { m.clone() })
+        .collect();
+    let gzipped: Vec<u8> = members
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all(if i == k { &broken } else { m }).unwrap();
+            gz.finish().unwrap()
+        })
+        .collect();
+    let id = |e: &Event| match e {
+        Event::Page(p) => Some(p.record_id.clone()),
+        _ => None,
+    };
+    let want: Vec<String> = file
+        .events
+        .iter()
+        .filter_map(id)
+        .filter(|r| *r != lost_id)
+        .collect();
+    for (what, bytes) in [("plain", plain), ("gzip", gzipped)] {
+        let path = dir.path().join("file.warc");
+        std::fs::write(&path, &bytes).unwrap();
+        let mut events = Vec::new();
+        read_warc(&path, &IngestOptions::default(), &mut |e| events.push(e)).unwrap();
+        let got: Vec<String> = events.iter().filter_map(id).collect();
+        assert_eq!(got, want, "{what}: every other page is read");
+        let rejects = rejects(&events);
+        assert_eq!(rejects.len(), 1, "{what}: {rejects:?}");
+        assert!(
+            rejects[0].reason.contains("skipped to the next record"),
+            "{what}: {}",
+            rejects[0].reason
+        );
+    }
+}
