@@ -26,8 +26,17 @@ const SCAN_BYTES: usize = 1 << 20;
 /// inflates to at most a few megabytes, and the probe of every false
 /// header in a hostile file stays bounded.
 const PROBE_OUTPUT: usize = 1 << 20;
-/// Compressed bytes read at a time while probing a candidate.
+/// Compressed bytes read at first while probing a candidate (a false
+/// header fails within them), doubled at each read up to [`PROBE_INPUT`].
+const PROBE_FIRST_INPUT: usize = 4 << 10;
+/// Most compressed bytes read at a time while probing a candidate.
 const PROBE_INPUT: usize = 64 << 10;
+/// What the scans of one file may read besides its size, twice over: a
+/// scan reads the file forward, but the probe of each header-like candidate
+/// reads on from it, and a hostile file can nest such candidates (stored
+/// blocks holding further members) so that probes overlap. A scan that
+/// runs out gives up, and reading stops there as it would without resync.
+const BUDGET_EXTRA: u64 = 64 << 20;
 /// What a WARC record's decompressed bytes start with.
 const WARC_MAGIC: &[u8] = b"WARC/";
 /// The version lines a record of a plain file starts with, after the
@@ -39,6 +48,27 @@ const VERSION_LINES: [&[u8]; 4] = [
     b"\nWARC/1.1\n",
 ];
 
+/// The bytes the scans of one file may still read ([`BUDGET_EXTRA`]).
+#[derive(Debug)]
+pub(crate) struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    /// The budget of a file of `len` bytes.
+    pub(crate) fn for_file(len: u64) -> Budget {
+        Budget {
+            left: len.saturating_mul(2).saturating_add(BUDGET_EXTRA),
+        }
+    }
+
+    /// Takes `n` bytes read; false once the budget is spent.
+    fn take(&mut self, n: usize) -> bool {
+        self.left = self.left.saturating_sub(n as u64);
+        self.left > 0
+    }
+}
+
 /// Where the scan for the next record's member stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Resync {
@@ -48,18 +78,36 @@ pub(crate) struct Resync {
     pub(crate) first_broken: Option<u64>,
     /// The next member that inflates cleanly and starts with `WARC/`.
     pub(crate) next: Option<u64>,
+    /// Whether the scan stopped because the file's [`Budget`] was spent.
+    pub(crate) gave_up: bool,
+}
+
+impl Resync {
+    /// No scan: reading gives up at the stretch.
+    pub(crate) fn given_up() -> Resync {
+        Resync {
+            first_broken: None,
+            next: None,
+            gave_up: true,
+        }
+    }
 }
 
 /// Scans `path` from offset `from` for the next gzip member that inflates
 /// without an error (all of it, or its first [`PROBE_OUTPUT`] bytes) to
 /// bytes that start with `WARC/`.
-pub(crate) fn next_record_member(path: &Path, from: u64) -> io::Result<Resync> {
+pub(crate) fn next_record_member(
+    path: &Path,
+    from: u64,
+    budget: &mut Budget,
+) -> io::Result<Resync> {
     let mut scan = File::open(path)?;
     let mut probe = File::open(path)?;
     scan.seek(SeekFrom::Start(from))?;
     let mut found = Resync {
         first_broken: None,
         next: None,
+        gave_up: false,
     };
     // `buf` holds the file from offset `base`; the search goes on at `at`.
     let (mut base, mut buf, mut at, mut eof) = (from, Vec::new(), 0, false);
@@ -67,7 +115,11 @@ pub(crate) fn next_record_member(path: &Path, from: u64) -> io::Result<Resync> {
         match member_start_from(&buf, at) {
             Some(p) => {
                 let offset = base + p as u64;
-                if starts_a_record(&mut probe, offset)? {
+                let Some(starts) = starts_a_record(&mut probe, offset, budget)? else {
+                    found.gave_up = true;
+                    return Ok(found);
+                };
+                if starts {
                     found.next = Some(offset);
                     return Ok(found);
                 }
@@ -84,25 +136,35 @@ pub(crate) fn next_record_member(path: &Path, from: u64) -> io::Result<Resync> {
                 at = 0;
                 let read = (&mut scan).take(SCAN_BYTES as u64).read_to_end(&mut buf)?;
                 eof = read == 0;
+                if !budget.take(read) {
+                    found.gave_up = true;
+                    return Ok(found);
+                }
             }
         }
     }
 }
 
 /// Whether the gzip member at `offset` inflates without an error (to its
-/// end, or for [`PROBE_OUTPUT`] bytes) to bytes that start with `WARC/`.
-fn starts_a_record(file: &mut File, offset: u64) -> io::Result<bool> {
+/// end, or for [`PROBE_OUTPUT`] bytes) to bytes that start with `WARC/`;
+/// `None` once `budget` is spent.
+fn starts_a_record(file: &mut File, offset: u64, budget: &mut Budget) -> io::Result<Option<bool>> {
     file.seek(SeekFrom::Start(offset))?;
     let mut inflate = Inflate::new(true, GZIP_WINDOW_BITS);
     let mut input = vec![0u8; PROBE_INPUT];
     let mut output = vec![0u8; 64 << 10];
     let mut head: Vec<u8> = Vec::with_capacity(WARC_MAGIC.len());
     let mut produced_total = 0usize;
+    let mut chunk = PROBE_FIRST_INPUT;
     loop {
-        let n = file.read(&mut input)?;
+        let n = file.read(&mut input[..chunk])?;
+        chunk = (chunk * 2).min(PROBE_INPUT);
+        if !budget.take(n) {
+            return Ok(None);
+        }
         if n == 0 {
             // The file ends inside the member: a truncated member.
-            return Ok(false);
+            return Ok(Some(false));
         }
         let mut used = 0;
         while used < n {
@@ -110,7 +172,7 @@ fn starts_a_record(file: &mut File, offset: u64) -> io::Result<bool> {
             let status =
                 match inflate.decompress(&input[used..n], &mut output, InflateFlush::NoFlush) {
                     Ok(status) => status,
-                    Err(_) => return Ok(false),
+                    Err(_) => return Ok(Some(false)),
                 };
             let consumed = (inflate.total_in() - total_in) as usize;
             let produced = (inflate.total_out() - total_out) as usize;
@@ -118,18 +180,15 @@ fn starts_a_record(file: &mut File, offset: u64) -> io::Result<bool> {
             let wanted = WARC_MAGIC.len() - head.len();
             head.extend_from_slice(&output[..produced.min(wanted)]);
             if head.len() == WARC_MAGIC.len() && head != WARC_MAGIC {
-                return Ok(false);
+                return Ok(Some(false));
             }
             produced_total += produced;
-            if status == Status::StreamEnd {
-                return Ok(head == WARC_MAGIC);
-            }
-            if produced_total >= PROBE_OUTPUT {
-                return Ok(head == WARC_MAGIC);
+            if status == Status::StreamEnd || produced_total >= PROBE_OUTPUT {
+                return Ok(Some(head == WARC_MAGIC));
             }
             if consumed == 0 && produced == 0 {
                 // No progress with input and room left: not a member.
-                return Ok(false);
+                return Ok(Some(false));
             }
         }
     }
@@ -139,7 +198,7 @@ fn starts_a_record(file: &mut File, offset: u64) -> io::Result<bool> {
 /// line that starts a record (`WARC/1.0` or `WARC/1.1`, after a line
 /// break): where reading goes on after a record header fastwarc cannot
 /// parse.
-pub(crate) fn next_record_line(path: &Path, from: u64) -> io::Result<Resync> {
+pub(crate) fn next_record_line(path: &Path, from: u64, budget: &mut Budget) -> io::Result<Resync> {
     let mut scan = File::open(path)?;
     // From the byte before, so that a line starting at `from` is seen.
     let start = from.saturating_sub(1);
@@ -148,6 +207,13 @@ pub(crate) fn next_record_line(path: &Path, from: u64) -> io::Result<Resync> {
     let (mut base, mut buf) = (start, Vec::new());
     loop {
         let read = (&mut scan).take(SCAN_BYTES as u64).read_to_end(&mut buf)?;
+        if !budget.take(read) {
+            return Ok(Resync {
+                first_broken: None,
+                next: None,
+                gave_up: true,
+            });
+        }
         let found = memchr::memmem::find_iter(&buf, b"\nWARC/1.").find(|&i| {
             VERSION_LINES.iter().any(|line| buf[i..].starts_with(line))
                 && base + i as u64 + 1 >= from
@@ -156,12 +222,14 @@ pub(crate) fn next_record_line(path: &Path, from: u64) -> io::Result<Resync> {
             return Ok(Resync {
                 first_broken: None,
                 next: Some(base + i as u64 + 1),
+                gave_up: false,
             });
         }
         if read == 0 {
             return Ok(Resync {
                 first_broken: None,
                 next: None,
+                gave_up: false,
             });
         }
         // Keep the bytes a version line may straddle.

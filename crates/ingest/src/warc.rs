@@ -119,6 +119,8 @@ fn read_file(
         opts,
     };
     let mut stats = WarcStats::default();
+    let mut budget = resync::Budget::for_file(std::fs::metadata(path)?.len());
+    let mut resumptions = 0;
     // Where reading last resumed; `None` on the first pass, from the start.
     let mut resumed_at: Option<u64> = None;
     // The stretch skipped last, written before the first item read after
@@ -152,9 +154,13 @@ fn read_file(
             (None, Some(resumed)) => resumed + 1,
             (None, None) => 0,
         };
-        let resync = match compression {
-            framing::Compression::Gzip => resync::next_record_member(path, from)?,
-            _ => resync::next_record_line(path, from)?,
+        let resync = if resumptions == MAX_RESUMPTIONS {
+            resync::Resync::given_up()
+        } else {
+            match compression {
+                framing::Compression::Gzip => resync::next_record_member(path, from, &mut budget)?,
+                _ => resync::next_record_line(path, from, &mut budget)?,
+            }
         };
         let mut stretch = skipped.take().unwrap_or_else(|| {
             // The stretch counts as one record read, rejected.
@@ -169,9 +175,15 @@ fn read_file(
         stretch.offset = stretch.offset.or(resync.first_broken);
         stretch.next = resync.next;
         let Some(next) = resync.next else {
+            if resync.gave_up {
+                stretch
+                    .reason
+                    .push_str("; gave up looking for the next record (the file breaks too often)");
+            }
             on_item(ctx.skipped_reject(stretch));
             return Ok(stats);
         };
+        resumptions += 1;
         skipped = Some(stretch);
         reader = match compression {
             framing::Compression::Gzip => Box::new(in_order(path, next)?),
@@ -184,6 +196,11 @@ fn read_file(
         resumed_at = Some(next);
     }
 }
+
+/// Times reading one file resumes after fastwarc stopped: a file that
+/// breaks more often is not a crawl's file damaged in places, and each
+/// resumption opens a reader (a 1 MiB buffer) and scans (`resync.rs`).
+const MAX_RESUMPTIONS: usize = 1000;
 
 /// A stretch of a file skipped where fastwarc stopped.
 struct Skipped {

@@ -259,3 +259,53 @@ fn reading_resumes_after_a_record_header_too_long() {
         );
     }
 }
+
+/// Members that each start a record whose header is too long: a run of
+/// them is one stretch skipped; past 1,000 resumptions in a file, reading
+/// gives up (a file that breaks that often is not a crawl's file damaged
+/// in places, and each resumption costs a reader).
+#[test]
+fn a_run_of_broken_records_is_one_reject_and_reading_gives_up_on_too_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = original(dir.path());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(format!("WARC/1.0\r\nX-Long: {}\r\n\r\n", "a".repeat(70_000)).as_bytes())
+        .unwrap();
+    let broken = gz.finish().unwrap();
+    for (copies, gives_up) in [(50, false), (1_500, true)] {
+        let mut bytes = broken.repeat(copies);
+        bytes.extend_from_slice(&file.bytes);
+        let path = dir.path().join("file.warc.gz");
+        std::fs::write(&path, &bytes).unwrap();
+        let mut events = Vec::new();
+        read_warc(&path, &IngestOptions::default(), &mut |e| events.push(e)).unwrap();
+        let rejects = rejects(&events);
+        assert_eq!(rejects.len(), 1, "{copies}: {rejects:?}");
+        let pages = events
+            .iter()
+            .filter(|e| matches!(e, Event::Page(_)))
+            .count();
+        let all = file
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Page(_)))
+            .count();
+        if gives_up {
+            assert!(
+                rejects[0].reason.contains("gave up"),
+                "{}",
+                rejects[0].reason
+            );
+            assert_eq!(pages, 0);
+        } else {
+            let next = broken.len() * copies;
+            let resumed = format!("skipped to the next record, at offset {next}");
+            assert!(
+                rejects[0].reason.ends_with(&resumed),
+                "{}",
+                rejects[0].reason
+            );
+            assert_eq!(pages, all);
+        }
+    }
+}
