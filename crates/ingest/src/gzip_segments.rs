@@ -436,7 +436,7 @@ impl Cuts {
 /// a gzip member header (RFC 1952: magic, deflate, no reserved flag bits,
 /// a known compression level byte and operating system), with its whole
 /// header in `buf`.
-pub(crate) fn member_start_from(buf: &[u8], from: usize) -> Option<usize> {
+fn member_start_from(buf: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     while at + HEADER_LEN <= buf.len() {
         let found = memchr::memchr(0x1f, buf.get(at..buf.len() + 1 - HEADER_LEN)?)?;

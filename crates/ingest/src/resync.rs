@@ -17,7 +17,7 @@ use std::path::Path;
 
 use zlib_rs::{Inflate, InflateFlush, Status};
 
-use crate::gzip_segments::{member_start_from, GZIP_WINDOW_BITS, HEADER_LEN};
+use crate::gzip_segments::{GZIP_WINDOW_BITS, HEADER_LEN};
 
 /// Compressed bytes scanned at a time for a member header.
 const SCAN_BYTES: usize = 1 << 20;
@@ -112,7 +112,7 @@ pub(crate) fn next_record_member(
     // `buf` holds the file from offset `base`; the search goes on at `at`.
     let (mut base, mut buf, mut at, mut eof) = (from, Vec::new(), 0, false);
     loop {
-        match member_start_from(&buf, at) {
+        match header_from(&buf, at) {
             Some(p) => {
                 let offset = base + p as u64;
                 let Some(starts) = starts_a_record(&mut probe, offset, budget)? else {
@@ -143,6 +143,24 @@ pub(crate) fn next_record_member(
             }
         }
     }
+}
+
+/// The first offset at or after `from` where `buf` holds what may be a
+/// gzip member header: magic, deflate, no reserved flag bits. Looser than
+/// the segments' cuts (`gzip_segments::member_start_from`), which also ask
+/// for a usual operating system byte: writers put other values there
+/// (the Common Crawl extract in `data/warc` has 19), and the probe tells
+/// a member anyway.
+fn header_from(buf: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at + HEADER_LEN <= buf.len() {
+        let p = at + memchr::memchr(0x1f, &buf[at..buf.len() + 1 - HEADER_LEN])?;
+        if buf[p + 1] == 0x8b && buf[p + 2] == 8 && buf[p + 3] & 0xe0 == 0 {
+            return Some(p);
+        }
+        at = p + 1;
+    }
+    None
 }
 
 /// Whether the gzip member at `offset` inflates without an error (to its

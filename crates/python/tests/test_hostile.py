@@ -1,6 +1,8 @@
 """Hostile input: an error or None for that input, never a crash, and the
 interpreter goes on."""
 
+import zlib
+
 import pytest
 
 import canopy
@@ -101,7 +103,9 @@ def test_unreadable_files(tmp_path):
     except canopy.CanopyError as e:
         assert e.reason
     else:
-        assert w.apply("https://a.com/", b"<p>x") is None or True
+        # Its one line is no wrapper: the page gets the page-level path.
+        article = w.apply("https://a.com/", b"<p>x</p>")
+        assert article is None or article["wrapper"] is None
 
 
 def test_truncated_warc_keeps_the_records_before(tmp_path):
@@ -110,3 +114,28 @@ def test_truncated_warc_keeps_the_records_before(tmp_path):
     cut.write_bytes(data[: len(data) // 2])
     records = list(canopy.read_warc(cut))
     assert any(r["kind"] == "page" for r in records)
+
+
+def test_a_corrupt_gzip_member_spoils_its_record_only(tmp_path):
+    """Reading resumes at the next member (docs/robustness.md, "A corrupt
+    member or a broken header spoils one record")."""
+    data = (SAMPLE / "warc" / "warcfile.warc.gz").read_bytes()
+    starts, pos = [], 0
+    while pos < len(data):
+        inflate = zlib.decompressobj(31)
+        inflate.decompress(data[pos:])
+        starts.append(pos)
+        pos = len(data) - len(inflate.unused_data)
+    middle = starts[len(starts) // 2]
+    spoilt = bytearray(data)
+    for i in range(middle + 30, middle + 60):
+        spoilt[i] ^= 0x5A
+    path = tmp_path / "spoilt.warc.gz"
+    path.write_bytes(bytes(spoilt))
+    whole = [r for r in canopy.read_warc(SAMPLE / "warc" / "warcfile.warc.gz") if r["kind"] == "page"]
+    records = list(canopy.read_warc(path))
+    pages = [r["record_id"] for r in records if r["kind"] == "page"]
+    rejects = [r for r in records if r["kind"] == "reject"]
+    assert [r["record_id"] for r in whole if r["source"]["offset"] != middle] == pages
+    assert len(rejects) == 1 and rejects[0]["source"]["offset"] == middle
+    assert "skipped to the next record" in rejects[0]["reason"]
