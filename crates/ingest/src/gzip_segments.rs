@@ -435,19 +435,24 @@ impl Cuts {
 /// The first offset at or after `from` where `buf` holds what looks like
 /// a gzip member header (RFC 1952: magic, deflate, no reserved flag bits,
 /// a known compression level byte and operating system), with its whole
-/// header in `buf`.
+/// header in `buf`. A cut is a guess that costs an inflate when wrong, so
+/// it asks for the usual bytes.
 fn member_start_from(buf: &[u8], from: usize) -> Option<usize> {
+    header_from(buf, from, |h| {
+        matches!(h[8], 0 | 2 | 4) && (h[9] <= 13 || h[9] == 255)
+    })
+}
+
+/// The first offset at or after `from` where `buf` holds a whole gzip
+/// member header (magic, deflate, no reserved flag bits) that `also`
+/// accepts.
+pub(crate) fn header_from(buf: &[u8], from: usize, also: impl Fn(&[u8]) -> bool) -> Option<usize> {
     let mut at = from;
     while at + HEADER_LEN <= buf.len() {
         let found = memchr::memchr(0x1f, buf.get(at..buf.len() + 1 - HEADER_LEN)?)?;
         let p = at + found;
         let h = &buf[p..p + HEADER_LEN];
-        if h[1] == 0x8b
-            && h[2] == 8
-            && h[3] & 0xe0 == 0
-            && matches!(h[8], 0 | 2 | 4)
-            && (h[9] <= 13 || h[9] == 255)
-        {
+        if h[1] == 0x8b && h[2] == 8 && h[3] & 0xe0 == 0 && also(h) {
             return Some(p);
         }
         at = p + 1;

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use zlib_rs::{Inflate, InflateFlush, Status};
 
-use crate::gzip_segments::{GZIP_WINDOW_BITS, HEADER_LEN};
+use crate::gzip_segments::{header_from, GZIP_WINDOW_BITS, HEADER_LEN};
 
 /// Compressed bytes scanned at a time for a member header.
 const SCAN_BYTES: usize = 1 << 20;
@@ -70,7 +70,7 @@ impl Budget {
 }
 
 /// Where the scan for the next record's member stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Resync {
     /// The first offset at or after the scan's start that looked like a
     /// member header but did not inflate to a record (the corrupt member,
@@ -83,12 +83,11 @@ pub(crate) struct Resync {
 }
 
 impl Resync {
-    /// No scan: reading gives up at the stretch.
+    /// Reading gives up at the stretch.
     pub(crate) fn given_up() -> Resync {
         Resync {
-            first_broken: None,
-            next: None,
             gave_up: true,
+            ..Resync::default()
         }
     }
 }
@@ -104,15 +103,14 @@ pub(crate) fn next_record_member(
     let mut scan = File::open(path)?;
     let mut probe = File::open(path)?;
     scan.seek(SeekFrom::Start(from))?;
-    let mut found = Resync {
-        first_broken: None,
-        next: None,
-        gave_up: false,
-    };
+    let mut found = Resync::default();
     // `buf` holds the file from offset `base`; the search goes on at `at`.
     let (mut base, mut buf, mut at, mut eof) = (from, Vec::new(), 0, false);
     loop {
-        match header_from(&buf, at) {
+        // Any operating system byte, unlike the segments' cuts: writers
+        // put unusual values there (the Common Crawl extract in
+        // `data/warc` has 19), and the probe tells a member anyway.
+        match header_from(&buf, at, |_| true) {
             Some(p) => {
                 let offset = base + p as u64;
                 let Some(starts) = starts_a_record(&mut probe, offset, budget)? else {
@@ -143,24 +141,6 @@ pub(crate) fn next_record_member(
             }
         }
     }
-}
-
-/// The first offset at or after `from` where `buf` holds what may be a
-/// gzip member header: magic, deflate, no reserved flag bits. Looser than
-/// the segments' cuts (`gzip_segments::member_start_from`), which also ask
-/// for a usual operating system byte: writers put other values there
-/// (the Common Crawl extract in `data/warc` has 19), and the probe tells
-/// a member anyway.
-fn header_from(buf: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while at + HEADER_LEN <= buf.len() {
-        let p = at + memchr::memchr(0x1f, &buf[at..buf.len() + 1 - HEADER_LEN])?;
-        if buf[p + 1] == 0x8b && buf[p + 2] == 8 && buf[p + 3] & 0xe0 == 0 {
-            return Some(p);
-        }
-        at = p + 1;
-    }
-    None
 }
 
 /// Whether the gzip member at `offset` inflates without an error (to its
@@ -226,11 +206,7 @@ pub(crate) fn next_record_line(path: &Path, from: u64, budget: &mut Budget) -> i
     loop {
         let read = (&mut scan).take(SCAN_BYTES as u64).read_to_end(&mut buf)?;
         if !budget.take(read) {
-            return Ok(Resync {
-                first_broken: None,
-                next: None,
-                gave_up: true,
-            });
+            return Ok(Resync::given_up());
         }
         let found = memchr::memmem::find_iter(&buf, b"\nWARC/1.").find(|&i| {
             VERSION_LINES.iter().any(|line| buf[i..].starts_with(line))
@@ -238,17 +214,12 @@ pub(crate) fn next_record_line(path: &Path, from: u64, budget: &mut Budget) -> i
         });
         if let Some(i) = found {
             return Ok(Resync {
-                first_broken: None,
                 next: Some(base + i as u64 + 1),
-                gave_up: false,
+                ..Resync::default()
             });
         }
         if read == 0 {
-            return Ok(Resync {
-                first_broken: None,
-                next: None,
-                gave_up: false,
-            });
+            return Ok(Resync::default());
         }
         // Keep the bytes a version line may straddle.
         let keep_from = buf.len().saturating_sub(longest - 1);

@@ -9,9 +9,9 @@ mod common;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use canopy_ingest::{read_warc, Event, IngestOptions, Reject, WarcStats};
+use canopy_ingest::{read_warc, Event, IngestOptions, WarcStats};
 use canopy_test_support::gzip_member_ends;
-use common::corpus_file;
+use common::{corpus_file, rejects};
 
 /// Reads `bytes` as a `.warc.gz` file: in order, and in segments of 4 KiB
 /// (both must give the same events and counts).
@@ -44,16 +44,6 @@ fn offset(event: &Event) -> Option<u64> {
         Event::Feed { source, .. } => source.offset,
         Event::Reject(reject) => reject.source.offset,
     }
-}
-
-fn rejects(events: &[Event]) -> Vec<&Reject> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Reject(r) => Some(r),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `original` with the deflate data of the members starting at `starts`

@@ -6,30 +6,10 @@ use std::collections::HashMap;
 
 use canopy_ingest::{
     decode_html, read_warc, read_warc_bytes, read_warc_split, Event, IngestOptions, PageRecord,
-    Reject, SplitItem,
+    SplitItem,
 };
 use canopy_test_support::example_arc_plain;
-use common::{corpus_file, manifest, read_all};
-
-fn pages(events: &[Event]) -> Vec<&PageRecord> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Page(p) => Some(p),
-            _ => None,
-        })
-        .collect()
-}
-
-fn rejects(events: &[Event]) -> Vec<&Reject> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Reject(r) => Some(r),
-            _ => None,
-        })
-        .collect()
-}
+use common::{corpus_file, manifest, pages, read_all, rejects};
 
 fn squash(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).collect()

@@ -319,9 +319,26 @@ pub struct WrapperQuality {
 mod tests {
     use super::{Decision, Stage, WrapperStatus};
 
+    /// Each value is written as its `Display` name, in quotes, and read
+    /// back to itself.
+    fn round_trips<T>(all: &[T])
+    where
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + std::fmt::Display
+            + PartialEq
+            + std::fmt::Debug,
+    {
+        for value in all {
+            let json = serde_json::to_string(value).unwrap();
+            assert_eq!(json, format!("\"{value}\""));
+            assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), value);
+        }
+    }
+
     #[test]
     fn a_stage_is_written_and_read_by_its_name() {
-        let all = [
+        round_trips(&[
             Stage::Input,
             Stage::Warc,
             Stage::Arc,
@@ -332,34 +349,18 @@ mod tests {
             Stage::Extract,
             Stage::Settings,
             Stage::Wrappers,
-        ];
-        for stage in all {
-            let json = serde_json::to_string(&stage).unwrap();
-            assert_eq!(json, format!("\"{stage}\""));
-            assert_eq!(serde_json::from_str::<Stage>(&json).unwrap(), stage);
-        }
+        ]);
         assert!(serde_json::from_str::<Stage>("\"dom\"").is_err());
     }
 
     #[test]
     fn a_decision_is_written_and_read_by_its_name() {
-        for decision in [Decision::Agree, Decision::Wrapper, Decision::Page] {
-            let json = serde_json::to_string(&decision).unwrap();
-            assert_eq!(json, format!("\"{decision}\""));
-            assert_eq!(serde_json::from_str::<Decision>(&json).unwrap(), decision);
-        }
+        round_trips(&[Decision::Agree, Decision::Wrapper, Decision::Page]);
     }
 
     #[test]
     fn a_wrapper_status_is_written_and_read_by_its_name() {
         use WrapperStatus::*;
-        for status in [New, Reused, Relearned, Drifted, None] {
-            let json = serde_json::to_string(&status).unwrap();
-            assert_eq!(json, format!("\"{status}\""));
-            assert_eq!(
-                serde_json::from_str::<WrapperStatus>(&json).unwrap(),
-                status
-            );
-        }
+        round_trips(&[New, Reused, Relearned, Drifted, None]);
     }
 }
