@@ -63,8 +63,9 @@ pub struct DomOptions {
     /// Elements whose `id` or one of whose class tokens contains one of
     /// these (lowercase) strings are dropped with their subtree: user
     /// comments and similar blocks that are never part of an article.
-    /// Class tokens naming the post's topics (`tag-*`, `category-*`) are
-    /// not looked at.
+    /// Class tokens naming the post's topics (`tag-*`, `category-*`,
+    /// [`is_taxonomy_class`]) or its publishing state (`node-promoted`,
+    /// [`is_state_class`]) are not looked at.
     pub drop_id_class: Vec<String>,
     /// An empty fragment anchor whose `id` or `name` contains one of these
     /// (lowercase) strings opens a flat section that is dropped to the end
@@ -133,6 +134,21 @@ pub fn is_taxonomy_class(token: &str) -> bool {
             .get(..prefix.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
     })
+}
+
+/// A class token that says the post's publishing state, not the element's
+/// role: Drupal marks an article node that is promoted to the front page
+/// (its Article type's default) `node-promoted` (Drupal 7, on a `div`) or
+/// `node--promoted`, other engines `is-promoted`, so `promo` in it names no
+/// promotion box. Only the participle at the token's end is a state: a
+/// `promoted-posts` box is still one.
+pub fn is_state_class(token: &str) -> bool {
+    const PROMOTED: &str = "promoted";
+    token
+        .len()
+        .checked_sub(PROMOTED.len())
+        .and_then(|start| token.get(start..))
+        .is_some_and(|tail| tail.eq_ignore_ascii_case(PROMOTED))
 }
 
 impl Default for DomOptions {
@@ -512,10 +528,11 @@ impl Document {
             !options.drop_id_class.is_empty()
                 && attrs.iter().any(|a| match &*a.name.local {
                     "id" => options.names_role(&a.value),
-                    "class" => a
-                        .value
-                        .split_ascii_whitespace()
-                        .any(|token| !is_taxonomy_class(token) && options.names_role(token)),
+                    "class" => a.value.split_ascii_whitespace().any(|token| {
+                        !is_taxonomy_class(token)
+                            && !is_state_class(token)
+                            && options.names_role(token)
+                    }),
                     _ => false,
                 })
         };

@@ -262,16 +262,15 @@ fn a_class_token_naming_the_posts_topic_drops_nothing() {
 }
 
 /// The markup's own word for the article outweighs a word found inside a
-/// name: a CMS marks the article it promoted to its front page
-/// (`node--promoted`), and `promo` is in the drop list. A box of the same
-/// name that the markup does not call the article still goes.
+/// name: `promo` is in the drop list, and a box of a promotion's name that
+/// the markup does not call the article still goes.
 #[test]
 fn the_element_the_markup_calls_the_article_is_never_dropped_by_name() {
     let html = "<body><div class='teasers'><p>Other story one.</p><p>Other story two.</p>\
                 <p>Other story three, and more teasers than the article has text.</p></div>\
-                <article class='node node--promoted'><p>Story.</p></article>\
-                <div role=main class='node-promoted'><p>Main.</p></div>\
-                <div class='node-promoted'><p>Ad.</p></div></body>";
+                <article class='node promo-story'><p>Story.</p></article>\
+                <div role=main class='promo-main'><p>Main.</p></div>\
+                <div class='promo-box'><p>Ad.</p></div></body>";
     let options = DomOptions {
         drop_id_class: vec!["promo".into()],
         ..Default::default()
@@ -280,6 +279,25 @@ fn the_element_the_markup_calls_the_article_is_never_dropped_by_name() {
     let text = doc.inner_text(doc.body());
     assert!(text.contains("Story.") && text.contains("Main."), "{text}");
     assert!(!text.contains("Ad."), "{text}");
+}
+
+/// A CMS marks an article node promoted to its front page (Drupal 7's
+/// `node-promoted` on a `div`, `node--promoted`, `is-promoted`): a state
+/// of the post, not a promotion box, so it keeps its node; a box of
+/// promoted posts still goes.
+#[test]
+fn a_class_token_naming_the_posts_state_drops_nothing() {
+    let html = "<body><div id=node-205 class='node node-article node-promoted'><p>Story.</p></div>\
+                <div class='node--promoted'><p>Two.</p></div><div class=is-Promoted><p>Three.</p></div>\
+                <div class='promoted-posts'><p>Ad.</p></div><div class=promoted-comments>Hi</div></body>";
+    let options = DomOptions {
+        drop_id_class: vec!["promo".into(), "comment".into()],
+        ..Default::default()
+    };
+    let doc = Document::parse(html, &options);
+    assert_eq!(doc.inner_text(doc.body()), "Story.\nTwo.\nThree.");
+    assert!(is_state_class("node-not-promoted") && !is_state_class("promoted-box"));
+    assert!(!is_state_class("promoted\u{e9}") && !is_state_class("ed"));
 }
 
 #[test]

@@ -238,10 +238,12 @@ fn a_box_of_links_goes_wherever_it_stands() {
 
 /// Class 3: the drop list's `promo` inside a CMS's `node--promoted`
 /// class named the article element itself; the markup's `<article>`
-/// outweighs the name (`canopy_dom`'s drop guard).
+/// outweighs the name (`canopy_dom`'s drop guard), and Drupal 7's
+/// `node-promoted` on a `div` says the post's state, not a box's role.
 #[test]
 fn an_article_named_like_a_promotion_is_kept() {
     assert_finds_the_article(&["trafbench-00383"]);
+    assert_finds_only_the_article(&["trafbench-00292"]);
 }
 
 /// Class 4: a bold paragraph titling a box of links ("Read also:")
