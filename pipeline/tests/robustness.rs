@@ -896,6 +896,78 @@ fn one_million_siblings() {
     assert!(r.article("http://bad.example/siblings").is_some());
 }
 
+/// Regression: 150 nested headings around 9 MB of paragraphs held each
+/// heading's whole text at once to compare it with the title: 1.4 GB and
+/// 8 s for one page. A heading past a headline's length is not read whole
+/// (`canopy_metadata::heading`); `check_bad_then_good` bounds the memory.
+#[test]
+fn nested_headings_around_a_long_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let open: String = (0..150)
+        .map(|k| format!("<div><h{}><span>", 1 + k % 3))
+        .collect();
+    let paragraphs: String = (0..20_000)
+        .map(|k| format!("<p>{}</p>", format!("word{k} ").repeat(50)))
+        .collect();
+    let body = format!(
+        "<html><head><title>word1 word1 word1 word1</title></head><body>{open}{paragraphs}</body></html>"
+    );
+    let path = bad_then_good(tmp.path(), "headings", HTML_HEAD, body.as_bytes());
+    let r = check_bad_then_good("headings", &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0);
+    let text = r.article("http://bad.example/headings").unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("word19999"), "{:?}", text.get(..200));
+}
+
+/// Regression: a site whose pages put 15,000 paragraphs in one container
+/// 300 inline elements deep took 20 s a page: a wrapper selecting
+/// the paragraphs weighed each one's parent by counting the parent's whole
+/// subtree again (`canopy_extract::residue`'s cleaning region now holds the
+/// parents). Every page of the site is an article.
+#[test]
+fn a_site_of_paragraphs_deep_in_one_container() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = |k: usize| {
+        let paragraphs: String = (0..15_000)
+            .map(|i| format!("<p>{}</p>", format!("w{} ", i + k).repeat(50)))
+            .collect();
+        format!(
+            "<html><head><title>Page {k} of the deep site</title></head><body>{}{paragraphs}</body></html>",
+            "<span>".repeat(300)
+        )
+    };
+    let mut warc = Vec::new();
+    for k in 0..3 {
+        let url = format!("http://deep.example/post/{k}.html");
+        warc.extend(gzip(&response(
+            k as u32 + 1,
+            &url,
+            HTML_HEAD,
+            page(k).as_bytes(),
+        )));
+    }
+    warc.extend(gzip(&response(4, GOOD_URL, HTML_HEAD, &good_page())));
+    let path = tmp.path().join("deep.warc.gz");
+    std::fs::write(&path, warc).unwrap();
+    let r = run(&[&path], &tmp.path().join("out"), &[]);
+    eprintln!("deep site: {:.2}s, exit {}", r.took.as_secs_f64(), r.code);
+    assert!(r.took < TIME_BOUND, "deep site took {:?}", r.took);
+    check_contract(&r, "deep site");
+    assert_eq!(r.code, 0);
+    for k in 0..3 {
+        let article = r
+            .article(&format!("http://deep.example/post/{k}.html"))
+            .unwrap();
+        assert!(article["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("w{} ", 14_999 + k)));
+    }
+}
+
 /// Regression: random bytes served as text/html became a 222 KB article of
 /// mojibake; they are now rejected.
 #[test]

@@ -419,15 +419,18 @@ fn is_list_block(tag: &str) -> bool {
 
 /// The subtrees [`Kept`] reads for a selection of `roots`, sorted, none
 /// inside another: for each root, the subtree of the nearest block at or
-/// above it (the root itself when it is a block). The keep rule weighs a
-/// text against its block ([`Kept::keeps`]), which is never above that
-/// one; everything else it reads is inside the roots, except a root's
-/// parent, which an image caption is weighed against ([`region_chars`]).
+/// above its parent. The keep rule weighs a text against its block
+/// ([`Kept::keeps`]), which is never above the nearest block at or above
+/// the root; everything else it reads is inside the roots, except a
+/// root's parent, which an image caption is weighed against
+/// ([`is_image_caption`]). Counted here once, the parent is not counted
+/// again for each root: a selection of thousands of paragraphs in one
+/// deep container cost the square of the page.
 fn cleaning_region(doc: &Document, roots: &[NodeId]) -> Vec<Range<NodeId>> {
     let mut tops: Vec<NodeId> = roots
         .iter()
         .map(|&root| {
-            let mut top = root;
+            let mut top = doc.node(root).parent.unwrap_or(root);
             while !is_block(doc.tag(top)) {
                 match doc.node(top).parent {
                     Some(p) => top = p,
@@ -452,7 +455,10 @@ fn cleaning_region(doc: &Document, roots: &[NodeId]) -> Vec<Range<NodeId>> {
 /// Characters of `n`'s text: from `counts` inside `region`, counted over
 /// its subtree outside it.
 fn region_chars(doc: &Document, region: &[Range<NodeId>], counts: &TextCounts, n: NodeId) -> u32 {
-    if region.iter().any(|r| r.contains(&n)) {
+    // Sorted and apart: the one range that can hold `n` is the first that
+    // ends after it.
+    let i = region.partition_point(|r| r.end <= n);
+    if region.get(i).is_some_and(|r| r.contains(&n)) {
         counts.chars(n)
     } else {
         TextCounts::of_subtree(doc, n).0
@@ -1513,6 +1519,30 @@ mod tests {
         }
         // Most links take the plain path, or it would save nothing.
         assert!(plain * 2 > hrefs.len(), "{plain} of {}", hrefs.len());
+    }
+
+    /// The region holds each root's parent, which an image caption is
+    /// weighed against: counted once there, not over its whole subtree for
+    /// each root (thousands of paragraph roots in one deep container cost
+    /// the square of the page).
+    #[test]
+    fn the_region_holds_the_roots_parents() {
+        let page = doc("<body><div><span><span><p>One.</p><p>Two.</p><p>Three.</p>\
+                        </span></span></div><p>Out.</p></body>");
+        let paragraphs: Vec<NodeId> = (0..page.len()).filter(|&n| page.tag(n) == "p").collect();
+        let roots = &paragraphs[..3];
+        let region = cleaning_region(&page, roots);
+        let div = first(&page, "div");
+        assert_eq!(region, vec![div..page.node(div).end]);
+        let counts = TextCounts::of_subtrees(&page, &region);
+        for &root in roots {
+            let parent = page.node(root).parent.unwrap();
+            assert_eq!(page.tag(parent), "span");
+            assert!(region.iter().any(|r| r.contains(&parent)));
+            assert_eq!(region_chars(&page, &region, &counts, parent), 14);
+        }
+        // Outside the region, counted over the subtree.
+        assert_eq!(region_chars(&page, &region, &counts, paragraphs[3]), 4);
     }
 
     /// The keep rule over the region around the selection decides every
