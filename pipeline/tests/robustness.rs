@@ -968,6 +968,33 @@ fn a_site_of_paragraphs_deep_in_one_container() {
     }
 }
 
+/// Regression: each empty comment anchor (`<a name="comments">`) walked
+/// every later sibling of its section to drop it, so 100,000 anchors in one
+/// container walked 10 billion siblings; a walk now stops where an earlier
+/// one went on.
+#[test]
+fn a_hundred_thousand_comment_anchors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sections: String = (0..100_000)
+        .map(|k| format!("<p>reader {k}</p><a name=\"comment-{k}\"></a>"))
+        .collect();
+    let body = format!(
+        "<html><body><article><p>{}</p>{sections}</article></body></html>",
+        "The article itself. ".repeat(20)
+    );
+    let path = bad_then_good(tmp.path(), "anchors", HTML_HEAD, body.as_bytes());
+    let r = check_bad_then_good("anchors", &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0);
+    let text = r.article("http://bad.example/anchors").unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("reader 0") && !text.contains("reader 1"),
+        "{text}"
+    );
+}
+
 /// Regression: random bytes served as text/html became a 222 KB article of
 /// mojibake; they are now rejected.
 #[test]

@@ -369,9 +369,12 @@ fn comment_section_starts(
             }
             start = parent;
         }
+        // Every walk goes to the end of its sibling list, so a sibling
+        // already in the set has all its later siblings there too: stop at
+        // it (a page of 40,000 anchors in one container walked the list
+        // 40,000 times).
         let mut sibling = start;
-        while sibling != NONE {
-            starts.insert(sibling);
+        while sibling != NONE && starts.insert(sibling) {
             sibling = build[sibling as usize].next;
         }
     }

@@ -327,6 +327,13 @@ fn an_empty_comment_anchor_drops_the_flat_section_after_it() {
                   <span class=comment-icon></span><p>End.</p></body>";
     let doc = Document::parse(linked, &options);
     assert_eq!(doc.inner_text(doc.body()), "Story .\nMore.\nEnd.");
+    // Anchors after the first, in its section or inside what it drops,
+    // drop nothing more and nothing less.
+    let many = "<body><div><p>A</p><a name=comments></a><p>B</p><a name=comment-1></a>\
+                <div><p>C</p><a name=comment-2></a><p>D</p></div></div><p>E</p>\
+                <a name=comment-3></a><p>F</p></body>";
+    let doc = Document::parse(many, &options);
+    assert_eq!(doc.inner_text(doc.body()), "A\nE");
 }
 
 #[test]
