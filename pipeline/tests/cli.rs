@@ -69,4 +69,23 @@ fn methods_that_need_feeds_refuse_inputs_without_any() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("needs feeds"), "{err}");
     }
+    // A feed given but not readable: the refusal says which and why, as
+    // the run stops before writing the reject.
+    let feed = dir.path().join("broken.rss");
+    std::fs::write(&feed, "<rss version=\"2.0\"><channel><item><title>cut").unwrap();
+    let out = Command::new(bin())
+        .arg("run")
+        .arg(corpus_file("big9/big9.warc.gz"))
+        .arg(&feed)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--method", "forest-feeds"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the feed given could not be read") && err.contains("broken.rss: "),
+        "{err}"
+    );
 }

@@ -58,6 +58,22 @@ impl Progress {
     }
 }
 
+/// How many feeds rank `rank` rejected on reading (stage `feed`), and the
+/// first one's file and reason, from the work folder's rejects.
+fn feed_rejects(work: &Path, rank: u32) -> (usize, Option<String>) {
+    let path = work.join("rejects").join(format!("rank-{rank:05}.jsonl"));
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let feeds: Vec<canopy_types::Reject> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<canopy_types::Reject>(line).ok())
+        .filter(|r| r.stage == canopy_types::Stage::Feed)
+        .collect();
+    let first = feeds
+        .first()
+        .map(|r| format!("{}: {}", r.source.file, r.reason));
+    (feeds.len(), first)
+}
+
 /// Runs the whole pipeline into `out_dir` (the folder a run's new outputs
 /// are written into before the switch, `canopy_output::switch`) through
 /// the work folder `work` (default: a temporary folder inside `out_dir`,
@@ -148,15 +164,28 @@ pub fn run_all(
     // A method that reads feed items would quietly be another without
     // them (tf-idf signifiers, or no text): refused instead.
     if canopy_site::needs_feeds(config, method) && rank.feeds == 0 {
-        return Err(crate::Error::Usage(format!(
-            "--method {method}{} needs feeds, and the inputs hold none: give feed files \
-             (.rss, .atom, .xml, .json) or WARCs with feed responses",
-            if method.uses_feeds() {
-                ""
-            } else {
-                " with --signifiers feeds"
-            }
-        )));
+        let with = if method.uses_feeds() {
+            ""
+        } else {
+            " with --signifiers feeds"
+        };
+        // The run stops before any output: a feed it could not read says
+        // why here, or the operator would look for feeds that were given.
+        return Err(crate::Error::Usage(match feed_rejects(work, 0) {
+            (0, _) => format!(
+                "--method {method}{with} needs feeds, and the inputs hold none: give feed \
+                 files (.rss, .atom, .xml, .json) or WARCs with feed responses"
+            ),
+            (1, first) => format!(
+                "--method {method}{with} needs feeds, and the feed given could not be read: {}",
+                first.unwrap_or_default()
+            ),
+            (n, first) => format!(
+                "--method {method}{with} needs feeds, and none of the {n} feeds given could \
+                 be read (the first: {})",
+                first.unwrap_or_default()
+            ),
+        }));
     }
 
     // One bucket after another, sites in parallel inside each, from this
