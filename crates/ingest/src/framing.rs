@@ -423,8 +423,15 @@ impl NotARecord {
 /// returned as one [`NotARecord`]. Leaves the reader at the header with no
 /// limit left, so that fastwarc parses it next. A line is a header's start
 /// when fastwarc takes it for one: `WARC/1.0`, `WARC/1.1`, or ClueWeb's
-/// `WARC/0.x`, then only white space.
-pub(crate) fn read_gap(reader: &mut LimitedBufReader) -> io::Result<Option<NotARecord>> {
+/// `WARC/0.x`, then only white space. `max`: most bytes the stretch may
+/// run to before reading fails (an error that ends the input): a stream,
+/// unlike a file, may never end, and one that is no WARC (standard input
+/// fed from the wrong command, a URL that serves something else) would be
+/// read forever.
+pub(crate) fn read_gap(
+    reader: &mut LimitedBufReader,
+    max: Option<u64>,
+) -> io::Result<Option<NotARecord>> {
     reader.set_limit(u64::MAX);
     let mut junk: Option<NotARecord> = None;
     // Whether the stretch's first lines (up to a blank one) are still read.
@@ -451,6 +458,13 @@ pub(crate) fn read_gap(reader: &mut LimitedBufReader) -> io::Result<Option<NotAR
             let buf = reader.fill_buf()?;
             if let Some(j) = junk.as_mut() {
                 j.bytes += line as u64;
+                if max.is_some_and(|max| j.bytes > max) {
+                    return Err(io::Error::other(format!(
+                        "{}; gave up past {} bytes without a record",
+                        j.reason(),
+                        max.unwrap_or_default()
+                    )));
+                }
                 let room = QUOTED.saturating_sub(j.head.len());
                 j.head.extend_from_slice(&buf[..line.min(room)]);
                 first_lines &= !blank;

@@ -117,6 +117,7 @@ fn read_file(
     let ctx = Ctx {
         file: file_name,
         opts,
+        max_gap: None,
     };
     let mut stats = WarcStats::default();
     let mut budget = resync::Budget::for_file(std::fs::metadata(path)?.len());
@@ -286,6 +287,7 @@ fn read_stream(
     let ctx = Ctx {
         file: file_name,
         opts,
+        max_gap: Some(opts.max_decoded_bytes as u64),
     };
     if let Some(broken) = read_records(raw, &ctx, &mut stats, on_item) {
         ctx.stop(&mut stats, on_item, broken.reason);
@@ -326,7 +328,7 @@ fn read_records(
     };
     // What precedes the first record; all of the file, if it is not a WARC.
     let mut head = LimitedBufReader::new(stream, None);
-    let leading = framing::read_gap(&mut head).and_then(|junk| {
+    let leading = framing::read_gap(&mut head, ctx.max_gap).and_then(|junk| {
         head.set_limit(u64::MAX);
         let at_end = head.fill_buf()?.is_empty();
         Ok((junk, at_end))
@@ -365,7 +367,7 @@ fn read_records(
                 // the next record.
                 let gap = record.reader_mut().map(|reader| {
                     framing::read_block(reader, None, 0, true)?;
-                    framing::read_gap(reader)
+                    framing::read_gap(reader, ctx.max_gap)
                 });
                 match gap {
                     Some(Ok(junk)) => ctx.not_a_record(junk, stats, on_item),
@@ -443,6 +445,10 @@ fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> 
 struct Ctx<'a> {
     file: &'a str,
     opts: &'a IngestOptions,
+    /// Most bytes read without a record start before reading stops: in a
+    /// stream, the largest record read (`max_decoded_bytes`), past which
+    /// it is no WARC stream; none in a file, which ends.
+    max_gap: Option<u64>,
 }
 
 /// Identity of the record being processed, for events.

@@ -371,3 +371,59 @@ fn blank_lines_between_records_are_separators() {
     let records = [page(1), b"\n\r\n  \n".to_vec(), page(2), b"\r\n".to_vec()];
     check_framing("blank lines", &records, &[1, 2], &[]);
 }
+
+/// A stream that is no WARC (standard input fed from the wrong command, a
+/// URL serving something else) may never end: past `max_decoded_bytes`
+/// without a record start, reading stops with one reject. A file of the
+/// same bytes ends, and is read to its end as before; a shorter stretch
+/// before a record is one reject and the record is read.
+#[test]
+fn a_stream_without_records_is_given_up_past_the_largest_record() {
+    use std::io::Read;
+    let opts = IngestOptions {
+        max_decoded_bytes: 1 << 20,
+        ..IngestOptions::default()
+    };
+    let read_stream = |reader: Box<dyn Read + Send>| {
+        let mut rejects = Vec::new();
+        let mut payloads = 0;
+        let stats =
+            canopy_ingest::read_warc_stream_split("-", reader, &opts, &mut |item| match item {
+                canopy_ingest::SplitItem::Event(Event::Reject(r)) => rejects.push(r.reason),
+                canopy_ingest::SplitItem::Payload(_) => payloads += 1,
+                canopy_ingest::SplitItem::Event(_) => {}
+            });
+        (stats, rejects, payloads)
+    };
+    let line = b"<p>not a WARC record</p>\n";
+    let long = std::io::repeat(b'x').take(4 << 20);
+    let (stats, rejects, _) = read_stream(Box::new(line.chain(long)));
+    assert_eq!(stats.records, stats.accounted(), "{stats:?}");
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    assert!(
+        rejects[0].contains("gave up past 1048576 bytes without a record"),
+        "{rejects:?}"
+    );
+    // The same bytes as a file: read to the end, no record found.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("junk.warc");
+    let mut bytes = line.to_vec();
+    bytes.resize(4 << 20, b'x');
+    std::fs::write(&path, &bytes).unwrap();
+    let (events, _) = read(&path, &opts);
+    let reasons: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Reject(r) => Some(r.reason.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(reasons[0].starts_with("no WARC records found (not a WARC file)"));
+    // Under the bound, a stretch then a record: both read.
+    let mut stream = vec![b'x'; 1000];
+    stream.push(b'\n');
+    stream.extend(page(1));
+    let (_, rejects, payloads) = read_stream(Box::new(std::io::Cursor::new(stream)));
+    assert_eq!((rejects.len(), payloads), (1, 1), "{rejects:?}");
+}
