@@ -658,6 +658,19 @@ fn check_bad_then_good(name: &str, path: &Path, out: &Path, extra: &[&str]) -> R
     r
 }
 
+/// [`check_bad_then_good`] on an HTML page `body` served as
+/// `http://bad.example/<name>` (in a temporary folder): the run exits 0,
+/// and the bad page's article text is returned.
+fn bad_page_text(name: &str, body: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = bad_then_good(tmp.path(), name, HTML_HEAD, body.as_bytes());
+    let r = check_bad_then_good(name, &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0, "{name}");
+    let article = r.article(&format!("http://bad.example/{name}"));
+    let article = article.unwrap_or_else(|| panic!("{name}: no article"));
+    article["text"].as_str().unwrap().to_string()
+}
+
 fn only_reject(r: &Run, name: &str, stage: &str, reason: &str) {
     let rejects = r.rejects();
     assert_eq!(rejects.len(), 1, "{name}: {rejects:?}");
@@ -803,7 +816,6 @@ fn damaged_framing_loses_no_record() {
 /// builder now stops at `dom.max_nodes`; the page keeps its first part.
 #[test]
 fn unclosed_formatting_elements_before_many_paragraphs() {
-    let tmp = tempfile::tempdir().unwrap();
     let tags = [
         "b", "i", "font", "em", "strong", "u", "s", "small", "tt", "code",
     ];
@@ -812,11 +824,7 @@ fn unclosed_formatting_elements_before_many_paragraphs() {
         .collect();
     let paragraphs: String = (0..40_000).map(|k| format!("<p>para {k}")).collect();
     let body = format!("<html><body><p>{open}{paragraphs}</body></html>");
-    let path = bad_then_good(tmp.path(), "formatting", HTML_HEAD, body.as_bytes());
-    let r = check_bad_then_good("formatting", &path, &tmp.path().join("out"), &[]);
-    assert_eq!(r.code, 0);
-    let bad = r.article("http://bad.example/formatting").unwrap();
-    let text = bad["text"].as_str().unwrap();
+    let text = bad_page_text("formatting", &body);
     assert!(text.contains("para 1000"), "{:?}", text.get(..200));
     assert!(!text.contains("para 39999"));
 }
@@ -902,7 +910,6 @@ fn one_million_siblings() {
 /// (`canopy_metadata::heading`); `check_bad_then_good` bounds the memory.
 #[test]
 fn nested_headings_around_a_long_text() {
-    let tmp = tempfile::tempdir().unwrap();
     let open: String = (0..150)
         .map(|k| format!("<div><h{}><span>", 1 + k % 3))
         .collect();
@@ -912,13 +919,7 @@ fn nested_headings_around_a_long_text() {
     let body = format!(
         "<html><head><title>word1 word1 word1 word1</title></head><body>{open}{paragraphs}</body></html>"
     );
-    let path = bad_then_good(tmp.path(), "headings", HTML_HEAD, body.as_bytes());
-    let r = check_bad_then_good("headings", &path, &tmp.path().join("out"), &[]);
-    assert_eq!(r.code, 0);
-    let text = r.article("http://bad.example/headings").unwrap()["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let text = bad_page_text("headings", &body);
     assert!(text.contains("word19999"), "{:?}", text.get(..200));
 }
 
@@ -974,7 +975,6 @@ fn a_site_of_paragraphs_deep_in_one_container() {
 /// one went on.
 #[test]
 fn a_hundred_thousand_comment_anchors() {
-    let tmp = tempfile::tempdir().unwrap();
     let sections: String = (0..100_000)
         .map(|k| format!("<p>reader {k}</p><a name=\"comment-{k}\"></a>"))
         .collect();
@@ -982,13 +982,7 @@ fn a_hundred_thousand_comment_anchors() {
         "<html><body><article><p>{}</p>{sections}</article></body></html>",
         "The article itself. ".repeat(20)
     );
-    let path = bad_then_good(tmp.path(), "anchors", HTML_HEAD, body.as_bytes());
-    let r = check_bad_then_good("anchors", &path, &tmp.path().join("out"), &[]);
-    assert_eq!(r.code, 0);
-    let text = r.article("http://bad.example/anchors").unwrap()["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let text = bad_page_text("anchors", &body);
     assert!(
         text.contains("reader 0") && !text.contains("reader 1"),
         "{text}"

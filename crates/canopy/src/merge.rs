@@ -229,7 +229,10 @@ pub fn merge(work: &Path, buckets_root: &Path, out: &Path) -> crate::Result<Merg
     let ctx = || format!("cannot write into {}", out.display());
     // The ranks' (ingest) and the buckets' (time budget) rejects.
     let rejects: Vec<PathBuf> = (0..layout.world_size)
-        .map(|r| work.join("rejects").join(format!("rank-{r:05}.jsonl")))
+        .map(|r| {
+            work.join(crate::partition::REJECTS_DIR)
+                .join(crate::partition::rank_rejects_file(r))
+        })
         .chain(files("rejects.jsonl"))
         .collect();
     // Near deduplication (`dedup.mode = "near"`) reads the settings the

@@ -208,6 +208,16 @@ impl Sequencer {
     }
 }
 
+/// The work folder's folder of the ranks' rejects of reading.
+pub(crate) const REJECTS_DIR: &str = "rejects";
+
+/// The file in [`REJECTS_DIR`] of rank `rank`'s rejects: written by
+/// [`partition`], read by the merge (and by `run` to say why no feed was
+/// read).
+pub(crate) fn rank_rejects_file(rank: u32) -> String {
+    format!("rank-{rank:05}.jsonl")
+}
+
 /// Partitions the files of rank `layout`/`rank` among `inputs` (the sorted,
 /// expanded input list, whose `fingerprint` this is) into `work`. Returns
 /// the rank's marker and whether the rank had already finished (then
@@ -340,15 +350,10 @@ pub fn partition(
     add_skipped(&mut marker, &sequencer.skipped);
     sort_rejects(&mut rejects);
     marker.rejects = rejects.len() as u64;
-    let rejects_dir = work.join("rejects");
+    let rejects_dir = work.join(REJECTS_DIR);
     std::fs::create_dir_all(&rejects_dir).with_context(ctx)?;
-    canopy_output::write_jsonl_as(
-        &rejects_dir,
-        &format!("rank-{rank:05}.jsonl"),
-        &rejects,
-        durability,
-    )
-    .with_context(ctx)?;
+    canopy_output::write_jsonl_as(&rejects_dir, &rank_rejects_file(rank), &rejects, durability)
+        .with_context(ctx)?;
     // Last: the marker says everything above is whole.
     canopy_buckets::write_rank_marker(work, &marker, durability).with_context(ctx)?;
     Ok((marker, false))

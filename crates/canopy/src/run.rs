@@ -61,7 +61,9 @@ impl Progress {
 /// How many feeds rank `rank` rejected on reading (stage `feed`), and the
 /// first one's file and reason, from the work folder's rejects.
 fn feed_rejects(work: &Path, rank: u32) -> (usize, Option<String>) {
-    let path = work.join("rejects").join(format!("rank-{rank:05}.jsonl"));
+    let path = work
+        .join(crate::partition::REJECTS_DIR)
+        .join(crate::partition::rank_rejects_file(rank));
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let feeds: Vec<canopy_types::Reject> = text
         .lines()

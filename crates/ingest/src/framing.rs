@@ -458,11 +458,10 @@ pub(crate) fn read_gap(
             let buf = reader.fill_buf()?;
             if let Some(j) = junk.as_mut() {
                 j.bytes += line as u64;
-                if max.is_some_and(|max| j.bytes > max) {
+                if let Some(max) = max.filter(|&max| j.bytes > max) {
                     return Err(io::Error::other(format!(
-                        "{}; gave up past {} bytes without a record",
-                        j.reason(),
-                        max.unwrap_or_default()
+                        "{}; gave up past {max} bytes without a record",
+                        j.reason()
                     )));
                 }
                 let room = QUOTED.saturating_sub(j.head.len());

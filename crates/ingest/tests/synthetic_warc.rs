@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use canopy_ingest::{read_warc, Event, IngestOptions, WarcStats};
 use canopy_test_support::warc_response as response;
 use flate2::write::GzEncoder;
@@ -257,24 +259,18 @@ fn check_framing(what: &str, records: &[Vec<u8>], pages: &[u32], rejects: &[&str
         let path = dir.path().join("damaged.warc");
         std::fs::write(&path, layout_bytes(layout, records)).unwrap();
         let (events, stats) = read(&path, &IngestOptions::default());
-        let got_pages: Vec<String> = events
+        let got_pages: Vec<String> = common::pages(&events)
             .iter()
-            .filter_map(|e| match e {
-                Event::Page(p) => Some(p.url.clone()),
-                _ => None,
-            })
+            .map(|p| p.url.clone())
             .collect();
         let want: Vec<String> = pages
             .iter()
             .map(|id| format!("http://example.com/{id}"))
             .collect();
         assert_eq!(got_pages, want, "{what}, {layout:?}: pages");
-        let reasons: Vec<&str> = events
+        let reasons: Vec<&str> = common::rejects(&events)
             .iter()
-            .filter_map(|e| match e {
-                Event::Reject(r) => Some(r.reason.as_str()),
-                _ => None,
-            })
+            .map(|r| r.reason.as_str())
             .collect();
         assert_eq!(
             reasons.len(),
@@ -411,12 +407,9 @@ fn a_stream_without_records_is_given_up_past_the_largest_record() {
     bytes.resize(4 << 20, b'x');
     std::fs::write(&path, &bytes).unwrap();
     let (events, _) = read(&path, &opts);
-    let reasons: Vec<&str> = events
+    let reasons: Vec<&str> = common::rejects(&events)
         .iter()
-        .filter_map(|e| match e {
-            Event::Reject(r) => Some(r.reason.as_str()),
-            _ => None,
-        })
+        .map(|r| r.reason.as_str())
         .collect();
     assert_eq!(reasons.len(), 1, "{reasons:?}");
     assert!(reasons[0].starts_with("no WARC records found (not a WARC file)"));

@@ -9,11 +9,16 @@
 
 use canopy_dom::{collapse_whitespace, Document, NodeId};
 
-fn normalized(s: &str) -> String {
+/// The letters and digits of `s`, lower-cased: what a heading and a title
+/// are compared by.
+fn normalized_chars(s: &str) -> impl Iterator<Item = char> + '_ {
     s.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
-        .collect()
+}
+
+fn normalized(s: &str) -> String {
+    normalized_chars(s).collect()
 }
 
 /// Shortest normalised heading or title (in characters) that can confirm
@@ -42,20 +47,12 @@ const MAX_HEADING_CHARS: usize = 1_000;
 /// letters and digits as its inner text) and given up past
 /// [`MAX_HEADING_CHARS`].
 fn normalized_heading(doc: &Document, h: NodeId) -> Option<String> {
-    let mut out = String::new();
-    let mut chars = 0;
-    for (_, text) in doc.text_nodes(h) {
-        for c in text.chars().filter(|c| c.is_alphanumeric()) {
-            for lower in c.to_lowercase() {
-                out.push(lower);
-                chars += 1;
-            }
-            if chars > MAX_HEADING_CHARS {
-                return None;
-            }
-        }
-    }
-    Some(out)
+    let out: String = doc
+        .text_nodes(h)
+        .flat_map(|(_, text)| normalized_chars(text))
+        .take(MAX_HEADING_CHARS + 1)
+        .collect();
+    (out.chars().count() <= MAX_HEADING_CHARS).then_some(out)
 }
 
 fn is_heading(tag: &str) -> bool {
