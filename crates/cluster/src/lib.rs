@@ -147,6 +147,15 @@ impl Signature {
         }
     }
 
+    /// A signature from its two views' hashes, computed elsewhere (a
+    /// streaming pass over the page's tags).
+    pub fn from_parts(full: Vec<u64>, own: Vec<u64>) -> Signature {
+        Signature {
+            full: sorted_set(full),
+            own: sorted_set(own),
+        }
+    }
+
     /// Builds a signature from raw full-path hashes (tests, saved wrappers).
     pub fn from_hashes(hashes: Vec<u64>) -> Signature {
         let full = sorted_set(hashes);
@@ -516,6 +525,20 @@ mod tests {
     use super::*;
     use canopy_dom::DomOptions;
     use std::hash::Hasher;
+
+    #[test]
+    fn a_signature_rebuilt_from_its_hashes_in_any_order_is_the_same() {
+        let html = "<body class=a><div id=n1><p>x</p><p>y</p></div><ul><li>z</li></ul></body>";
+        let sig = Signature::of(&Document::parse(html, &DomOptions::default()));
+        let mut full: Vec<u64> = sig.hashes().iter().rev().copied().collect();
+        full.extend_from_slice(sig.hashes());
+        let own: Vec<u64> = sig.own_hashes().iter().rev().copied().collect();
+        assert_eq!(Signature::from_parts(full, own), sig);
+        assert_ne!(
+            Signature::from_parts(sig.hashes().to_vec(), Vec::new()),
+            sig
+        );
+    }
 
     #[test]
     fn samples_are_evenly_spaced_and_keep_small_inputs_whole() {
