@@ -27,6 +27,10 @@
 //!   paths, and the byte range of every match of the wrapper's pattern;
 //!   then an html5ever parse of those ranges alone.
 //!
+//! The same stack is also driven by [`scan`], a tag scan of the example's
+//! own that reads only what the stack needs: what a pass without a general
+//! lexer would cost, and whether it finds what the tree finds.
+//!
 //! A page the stream cannot follow (an `<a>` or a formatting element
 //! closed around a block, which the tree builder's adoption agency
 //! restructures; an end tag the tree ignores but lol_html honours; nesting
@@ -36,8 +40,9 @@
 //! decision (containment of the saved sketch at the reuse threshold), and
 //! how many fit a sketch made the same way from the stream's own paths of
 //! the cluster's pages (what a wrapper would save for a streaming check);
-//! then the CPU time of both ways, best of `--reps`. `--show` lists the
-//! pages whose region text differs.
+//! then the CPU time of both ways and of the pass alone, lol_html's bare
+//! lexing and the scan's pass, best of `--reps`. `--show` lists the pages
+//! whose region text differs.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -101,7 +106,8 @@ fn main() {
 
     // Both ways, timed.
     let (mut tree_cpu, mut stream_cpu) = (Vec::new(), Vec::new());
-    let (mut pass_cpu, mut floor_cpu) = (Vec::new(), Vec::new());
+    let (mut pass_cpu, mut floor_cpu, mut scan_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    let mut scans = Vec::new();
     let (mut trees, mut passes) = (Vec::new(), Vec::new());
     for _ in 0..reps.max(1) {
         let started = thread_cpu();
@@ -132,6 +138,13 @@ fn main() {
             lol_html_floor(page.html);
         }
         floor_cpu.push(thread_cpu() - started);
+        let started = thread_cpu();
+        scans = served
+            .iter()
+            .zip(&patterns)
+            .map(|(page, pattern)| stream_scan(page.html, pattern, options.max_depth))
+            .collect::<Vec<_>>();
+        scan_cpu.push(thread_cpu() - started);
     }
 
     // The stream's own template: a sketch of the stream's paths of the
@@ -147,7 +160,32 @@ fn main() {
         .map(|(&w, sigs)| (w, template_sketch(sigs, saved.get(w).paths)))
         .collect();
 
+    // The scan against the tree: the region's text and the template
+    // decision.
     let thresholds = Thresholds::default();
+    let (mut scan_followed, mut scan_same_text, mut scan_same_decision) = (0, 0, 0);
+    let mut scan_full_path: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for ((page, tree), scanned) in served.iter().zip(&trees).zip(&scans) {
+        let pass = match scanned {
+            Ok(pass) => pass,
+            Err(why) => {
+                *scan_full_path.entry(why).or_default() += 1;
+                continue;
+            }
+        };
+        let wrapper = saved.get(page.wrapper);
+        let fits = |sig: &Signature| {
+            containment(&wrapper.sketch, wrapper.paths, sig) >= thresholds.page_containment
+        };
+        let text = region_text(page.html, &pass.regions, options);
+        let sig = Signature::from_parts(pass.full.clone(), pass.own.clone());
+        scan_followed += 1;
+        scan_same_text += usize::from(text == tree.0);
+        scan_same_decision += usize::from(fits(&sig) == fits(&tree.1));
+        if show && text != tree.0 {
+            println!("scan differs: {}", page.record_id);
+        }
+    }
     let mut count = Counts::default();
     for ((page, tree), pass) in served.iter().zip(&trees).zip(&passes) {
         let wrapper = saved.get(page.wrapper);
@@ -216,6 +254,14 @@ fn main() {
         per_page(&pass_cpu),
         per_page(&floor_cpu)
     );
+    println!(
+        "the pass driven by a scan of Canopy's own: {:.0} µs/page; it follows {} pages ({:?}), of which the tree's region text {}, the tree's template decision {}",
+        per_page(&scan_cpu),
+        scan_followed,
+        scan_full_path,
+        scan_same_text,
+        scan_same_decision
+    );
 }
 
 #[derive(Default)]
@@ -256,8 +302,18 @@ fn stream_way(
     options: &DomOptions,
 ) -> Result<(usize, usize, Signature, String), &'static str> {
     let pass = stream(html, pattern, options.max_depth)?;
-    let text: Vec<String> = pass
-        .regions
+    let text = region_text(html, &pass.regions, options);
+    Ok((
+        pass.regions.len(),
+        pass.regions.iter().map(ExactSizeIterator::len).sum(),
+        Signature::from_parts(pass.full, pass.own),
+        text,
+    ))
+}
+
+/// The text of an html5ever parse of each region alone, joined.
+fn region_text(html: &str, regions: &[Range<usize>], options: &DomOptions) -> String {
+    let text: Vec<String> = regions
         .iter()
         .map(|r| {
             let region = Document::parse_within(
@@ -269,12 +325,221 @@ fn stream_way(
             region.inner_text(region.body())
         })
         .collect();
-    Ok((
-        pass.regions.len(),
-        pass.regions.iter().map(ExactSizeIterator::len).sum(),
-        Signature::from_parts(pass.full, pass.own),
-        collapse(&text.join(" ")),
-    ))
+    collapse(&text.join(" "))
+}
+
+/// A tag [`scan`] found: a start tag (its attributes and where it starts)
+/// or an end tag (its byte range), with its lowercase name.
+enum Tag<'t, 'a> {
+    Start(&'t str, &'t Attrs<'a>, usize),
+    End(&'t str, Range<usize>),
+}
+
+/// Elements whose content is text to the tokenizer, not markup (with
+/// scripting on, as Canopy parses): the scan skips to their end tag.
+fn raw_text(tag: &str) -> bool {
+    matches!(
+        tag,
+        "script"
+            | "style"
+            | "textarea"
+            | "title"
+            | "xmp"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "noscript"
+            | "plaintext"
+    )
+}
+
+fn is_void(tag: &str) -> bool {
+    matches!(
+        tag,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+            | "keygen"
+            | "image"
+    )
+}
+
+/// A scan of `html`'s tags for the stream (a study of what a pass of
+/// Canopy's own would cost beside lol_html's): `<` found with memchr,
+/// comments, doctypes and processing instructions skipped, raw-text
+/// elements skipped to their end tag, names lowercased, attribute values
+/// borrowed (unquoted, single- or double-quoted).
+fn scan<'a>(html: &'a str, mut on: impl FnMut(Tag<'_, 'a>)) {
+    let bytes = html.as_bytes();
+    let mut at = 0;
+    let mut attrs = Attrs::default();
+    while let Some(lt) = memchr::memchr(b'<', &bytes[at..]) {
+        let start = at + lt;
+        let rest = &bytes[start + 1..];
+        match rest.first() {
+            Some(b'!') => {
+                at = if rest.starts_with(b"!--") {
+                    memchr::memmem::find(&bytes[start + 4..], b"-->")
+                        .map_or(bytes.len(), |e| start + 4 + e + 3)
+                } else {
+                    memchr::memchr(b'>', rest).map_or(bytes.len(), |e| start + 1 + e + 1)
+                };
+            }
+            Some(b'?') => {
+                at = memchr::memchr(b'>', rest).map_or(bytes.len(), |e| start + 1 + e + 1);
+            }
+            Some(b'/') if rest.get(1).is_some_and(u8::is_ascii_alphabetic) => {
+                let name_end = name_end(bytes, start + 2);
+                let end = memchr::memchr(b'>', &bytes[name_end..])
+                    .map_or(bytes.len(), |e| name_end + e + 1);
+                let name = html
+                    .get(start + 2..name_end)
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                on(Tag::End(&name, start..end));
+                at = end;
+            }
+            Some(c) if c.is_ascii_alphabetic() => {
+                let name_end = name_end(bytes, start + 1);
+                let name = html
+                    .get(start + 1..name_end)
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                attrs.all.clear();
+                let end = read_attrs(html, name_end, &mut attrs);
+                on(Tag::Start(&name, &attrs, start));
+                at = end;
+                if raw_text(&name) {
+                    // To `</name`, case ignored.
+                    let mut from = at;
+                    loop {
+                        let Some(e) = memchr::memmem::find(&bytes[from..], b"</") else {
+                            at = bytes.len();
+                            break;
+                        };
+                        let close = from + e;
+                        let candidate = bytes.get(close + 2..close + 2 + name.len());
+                        if candidate.is_some_and(|c| c.eq_ignore_ascii_case(name.as_bytes())) {
+                            at = close;
+                            break;
+                        }
+                        from = close + 2;
+                    }
+                }
+            }
+            _ => at = start + 1,
+        }
+        if at >= bytes.len() {
+            break;
+        }
+    }
+}
+
+fn name_end(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|b| b.is_ascii_whitespace() || matches!(b, b'>' | b'/'))
+        .map_or(bytes.len(), |p| from + p)
+}
+
+/// Reads a start tag's attributes from `at` to its `>`; returns the offset
+/// after the `>`.
+fn read_attrs<'a>(html: &'a str, mut at: usize, attrs: &mut Attrs<'a>) -> usize {
+    let bytes = html.as_bytes();
+    loop {
+        while at < bytes.len() && (bytes[at].is_ascii_whitespace() || bytes[at] == b'/') {
+            at += 1;
+        }
+        if at >= bytes.len() {
+            return bytes.len();
+        }
+        if bytes[at] == b'>' {
+            return at + 1;
+        }
+        let name_start = at;
+        at += 1;
+        while at < bytes.len()
+            && !(bytes[at].is_ascii_whitespace() || matches!(bytes[at], b'>' | b'/' | b'='))
+        {
+            at += 1;
+        }
+        let name = html.get(name_start..at).unwrap_or("");
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let mut value = "";
+        if bytes.get(at) == Some(&b'=') {
+            at += 1;
+            while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+                at += 1;
+            }
+            match bytes.get(at) {
+                Some(&q) if q == b'"' || q == b'\'' => {
+                    let end =
+                        memchr::memchr(q, &bytes[at + 1..]).map_or(bytes.len(), |e| at + 1 + e);
+                    value = html.get(at + 1..end).unwrap_or("");
+                    at = (end + 1).min(bytes.len());
+                }
+                _ => {
+                    let start = at;
+                    while at < bytes.len()
+                        && !(bytes[at].is_ascii_whitespace() || bytes[at] == b'>')
+                    {
+                        at += 1;
+                    }
+                    value = html.get(start..at).unwrap_or("");
+                }
+            }
+        }
+        attrs.all.push((name, value));
+    }
+}
+
+/// The stream's pass driven by [`scan`] instead of lol_html: an end tag
+/// closes the innermost open element of its name (lol_html's rule).
+fn stream_scan(html: &str, pattern: &Pattern, max_depth: u32) -> Result<Pass, &'static str> {
+    if matches!(pattern.ty, ElementType::Dfs { .. }) {
+        return Err("a dfs-typed pattern");
+    }
+    let mut state = State::new(pattern, max_depth, html.len());
+    scan(html, |tag| match tag {
+        Tag::Start(name, attrs, at) => {
+            if let Some(id) = state.start_tag(name, attrs, at) {
+                if is_void(name) {
+                    state.pop_to(id, at, at);
+                }
+            }
+        }
+        // `</body>` and `</html>` close nothing: what follows them is the
+        // body's (and lol_html is given no handler for them).
+        Tag::End("body" | "html" | "head", _) => {}
+        Tag::End(name, range) => {
+            if let Some(id) = state
+                .stack
+                .iter()
+                .rev()
+                .find(|o| o.tag == name)
+                .map(|o| o.id)
+            {
+                state.end_tag(id, range.start, range.end);
+            }
+        }
+    });
+    state.finish(html.len())
 }
 
 /// lol_html with a handler on every element that does nothing: the floor
@@ -429,29 +694,7 @@ fn stream(html: &str, pattern: &Pattern, max_depth: u32) -> Result<Pass, &'stati
     if matches!(pattern.ty, ElementType::Dfs { .. }) {
         return Err("a dfs-typed pattern");
     }
-    let state = Rc::new(RefCell::new(State {
-        // lol_html's end-tag handlers, which reach the state, must be
-        // `'static`: the state holds its own copy.
-        pattern: pattern.clone(),
-        max_depth,
-        stack: Vec::with_capacity(64),
-        next_id: 0,
-        in_body: false,
-        open_matches: 0,
-        regions: Vec::new(),
-        elements: Vec::with_capacity(html.len() / 64),
-        labels: String::with_capacity(html.len() / 4),
-        unusual: None,
-    }));
-    state.borrow_mut().stack.push(Open {
-        id: u32::MAX,
-        tag: "html".into(),
-        level: 0,
-        element: NONE,
-        dropped: false,
-        anchor: false,
-        region: None,
-    });
+    let state = Rc::new(RefCell::new(State::new(pattern, max_depth, html.len())));
     let handler_state = Rc::clone(&state);
     let mut attrs: Attrs = Attrs::default();
     let settings = Settings::new().append_element_content_handler(element!("*", move |el| {
@@ -490,18 +733,7 @@ fn stream(html: &str, pattern: &Pattern, max_depth: u32) -> Result<Pass, &'stati
         .map_err(|_| "a lol_html error")?;
     rewriter.end().map_err(|_| "a lol_html error")?;
     let mut s = state.borrow_mut();
-    while s.stack.len() > 1 {
-        s.pop(html.len());
-    }
-    if let Some(why) = s.unusual {
-        return Err(why);
-    }
-    let (full, own) = s.paths();
-    Ok(Pass {
-        regions: std::mem::take(&mut s.regions),
-        full,
-        own,
-    })
+    s.finish(html.len())
 }
 
 fn in_head(tag: &str) -> bool {
@@ -721,6 +953,48 @@ fn in_table(tag: &str) -> bool {
 }
 
 impl State {
+    fn new(pattern: &Pattern, max_depth: u32, len: usize) -> State {
+        State {
+            // lol_html's end-tag handlers, which reach the state, must be
+            // `'static`: the state holds its own copy.
+            pattern: pattern.clone(),
+            max_depth,
+            stack: vec![Open {
+                id: NONE,
+                tag: "html".into(),
+                level: 0,
+                element: NONE,
+                dropped: false,
+                anchor: false,
+                region: None,
+            }],
+            next_id: 0,
+            in_body: false,
+            open_matches: 0,
+            regions: Vec::new(),
+            elements: Vec::with_capacity(len / 64),
+            labels: String::with_capacity(len / 4),
+            unusual: None,
+        }
+    }
+
+    /// Closes what is still open at the page's end (`len`); what the pass
+    /// found, or why the page needs the full path.
+    fn finish(&mut self, len: usize) -> Result<Pass, &'static str> {
+        while self.stack.len() > 1 {
+            self.pop(len);
+        }
+        if let Some(why) = self.unusual {
+            return Err(why);
+        }
+        let (full, own) = self.paths();
+        Ok(Pass {
+            regions: std::mem::take(&mut self.regions),
+            full,
+            own,
+        })
+    }
+
     /// A start tag: the stack's implied closes, then the element pushed
     /// (its id returned), or `None` for a tag the tree ignores.
     fn start_tag(&mut self, tag: &str, attrs: &Attrs, at: usize) -> Option<u32> {
