@@ -21,7 +21,10 @@ way. It then runs `canopy run --method page` on both folders and prints:
   left out of the count.
 
 R = 3 is about Chinese (a word of five letters becomes two characters), 2
-about Japanese. Needs lxml (scripts/peers/setup.sh's venv has it):
+about Japanese. `--script hangul` writes the words in Hangul syllables
+instead and keeps the spaces between them, as Korean does; R = 2 is about
+Korean (a syllable block writes two or three letters). Needs lxml
+(scripts/peers/setup.sh's venv has it):
 
     scripts/peers/.venv/bin/python scripts/cjk_shape.py \
         --canopy target/release/canopy --corpus ../shared/corpora/trafbench \
@@ -47,11 +50,17 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 SPACE = re.compile(r"\s+")
 
 
+# The first code point and the size of each script's block of characters.
+SCRIPTS = {"han": (0x4E00, 0x5000), "hangul": (0xAC00, 11172)}
+SCRIPT = "han"
+
+
 def ideographs(word, ratio):
+    first, size = SCRIPTS[SCRIPT]
     n = max(1, math.ceil(len(word) / ratio))
     h = hashlib.blake2b(word.lower().encode(), digest_size=16).digest()
     return "".join(
-        chr(0x4E00 + ((h[2 * i % 16] << 8 | h[(2 * i + 1) % 16]) + i) % 0x5000) for i in range(n)
+        chr(first + ((h[2 * i % 16] << 8 | h[(2 * i + 1) % 16]) + i) % size) for i in range(n)
     )
 
 
@@ -59,7 +68,8 @@ def shaped(text, ratio):
     if not text:
         return text
     text = WORD.sub(lambda m: ideographs(m.group(0), ratio), CONTROL.sub("", text))
-    return BETWEEN_IDEOGRAPHS.sub("", text)
+    # Chinese and Japanese run their words together; Korean spaces them.
+    return BETWEEN_IDEOGRAPHS.sub("", text) if SCRIPT == "han" else text
 
 
 def decode(raw):
@@ -158,7 +168,10 @@ def main():
     ap.add_argument("--corpus", required=True, help="trafbench's folder")
     ap.add_argument("--ratio", type=float, default=3.0, help="letters a character stands for")
     ap.add_argument("--work", required=True)
+    ap.add_argument("--script", choices=sorted(SCRIPTS), default="han")
     a = ap.parse_args()
+    global SCRIPT
+    SCRIPT = a.script
     ids = write_pages(a.corpus, a.work, a.ratio)
     snippets = {}
     for line in open(f"{a.corpus}/snippets.jsonl"):

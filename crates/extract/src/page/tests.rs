@@ -480,12 +480,22 @@ fn furniture_inside_a_wrappers_selection_goes() {
     assert!(text.contains("A brief history of Gran Turismo"), "{text}");
 }
 
-/// `html` as if its language were written in Chinese characters: every
-/// word of its text (a run of letters and digits) becomes ⌈letters ÷ 3⌉
-/// ideographs, the same ones for the same word, and the white space
-/// between two words goes. Tags, attributes, entities, comments, scripts
-/// and styles stay as they are.
-fn cjk_shaped(html: &str) -> String {
+/// A script a page's language is rewritten in ([`shaped`]).
+#[derive(Clone, Copy)]
+enum Script {
+    /// Chinese characters: a word of n letters becomes ⌈n ÷ 3⌉ ideographs,
+    /// and the white space between two words goes.
+    Han,
+    /// Hangul: a word becomes ⌈n ÷ 2⌉ syllable blocks, and the words stay
+    /// spaced, as Korean writes them.
+    Hangul,
+}
+
+/// `html` as if its language were written in `script`: every word of its
+/// text (a run of letters and digits) becomes characters of that script,
+/// the same ones for the same word. Tags, attributes, entities, comments,
+/// scripts and styles stay as they are.
+fn shaped(html: &str, script: Script) -> String {
     let starts = |rest: &str, prefix: &str| {
         rest.get(..prefix.len())
             .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
@@ -516,14 +526,18 @@ fn cjk_shaped(html: &str) -> String {
         out.push_str(kept);
         let text_end = after.find(['<', '&']).unwrap_or(after.len());
         let (text, after) = after.split_at(text_end);
-        out.push_str(&cjk_text(text));
+        out.push_str(&shaped_text(text, script));
         rest = after;
     }
     out
 }
 
-/// A text as [`cjk_shaped`] writes it.
-fn cjk_text(text: &str) -> String {
+/// A text as [`shaped`] writes it.
+fn shaped_text(text: &str, script: Script) -> String {
+    let (ratio, first, size) = match script {
+        Script::Han => (3, 0x4E00, 0x5000),
+        Script::Hangul => (2, 0xAC00, 11172),
+    };
     let mut out = String::new();
     let mut word = String::new();
     let mut space = String::new();
@@ -531,8 +545,8 @@ fn cjk_text(text: &str) -> String {
         if word.is_empty() {
             return;
         }
-        // White space between two words goes.
-        if !out.ends_with(crate::is_cjk) {
+        // White space between two words goes in Chinese.
+        if matches!(script, Script::Hangul) || !out.ends_with(crate::is_cjk) {
             out.push_str(space);
         }
         space.clear();
@@ -540,9 +554,9 @@ fn cjk_text(text: &str) -> String {
         for b in word.to_lowercase().bytes() {
             h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
         }
-        for i in 0..word.chars().count().div_ceil(3) as u32 {
-            let k = h.rotate_left(7 * i).wrapping_add(i) % 0x5000;
-            out.push(char::from_u32(0x4E00 + k).unwrap());
+        for i in 0..word.chars().count().div_ceil(ratio) as u32 {
+            let k = h.rotate_left(7 * i).wrapping_add(i) % size;
+            out.push(char::from_u32(first + k).unwrap());
         }
         word.clear();
     };
@@ -568,31 +582,61 @@ fn cjk_text(text: &str) -> String {
 /// A page written in Chinese characters weighs what its translation in
 /// letters does: each CJK character counts three letters
 /// (`text_counts::CJK_CHAR_WEIGHT`). Counted as one, each page here,
-/// rewritten by [`cjk_shaped`], lost `with` snippets its original's
+/// rewritten by [`shaped`], lost `with` snippets its original's
 /// article holds; now it keeps them all.
 #[test]
 fn a_page_in_chinese_characters_keeps_its_article() {
-    for id in [
-        "trafbench-00038",
-        "trafbench-00096",
-        "trafbench-00209",
-        "trafbench-00240",
-        "trafbench-00321",
-        "trafbench-00331",
-    ] {
+    keeps_its_snippets(
+        Script::Han,
+        &[
+            "trafbench-00038",
+            "trafbench-00096",
+            "trafbench-00209",
+            "trafbench-00240",
+            "trafbench-00321",
+            "trafbench-00331",
+        ],
+    );
+}
+
+/// The same in Hangul, whose syllable blocks count two letters each
+/// (`text_counts::HANGUL_CHAR_WEIGHT`): counted as one, each page here
+/// lost snippets.
+#[test]
+fn a_page_in_hangul_keeps_its_article() {
+    keeps_its_snippets(
+        Script::Hangul,
+        &[
+            "trafbench-00038",
+            "trafbench-00053",
+            "trafbench-00096",
+            "trafbench-00209",
+            "trafbench-00240",
+            "trafbench-00321",
+            "trafbench-00325",
+            "trafbench-00330",
+            "trafbench-00331",
+        ],
+    );
+}
+
+/// Asserts that each page, rewritten in `script`, keeps every `with`
+/// snippet its original's article holds (white space aside).
+fn keeps_its_snippets(script: Script, ids: &[&str]) {
+    for id in ids {
         let html = page_html("trafbench", id);
         let original = article_of(&html, true);
-        let shaped: String = article_of(&cjk_shaped(&html), false)
+        let rewritten: String = article_of(&shaped(&html, script), false)
             .split_whitespace()
             .collect();
         for snippet in snippets(id).0 {
             if !original.contains(&snippet) {
                 continue;
             }
-            let want: String = cjk_text(&snippet).split_whitespace().collect();
+            let want: String = shaped_text(&snippet, script).split_whitespace().collect();
             assert!(
-                shaped.contains(&want),
-                "{id}: {snippet:?} ({want}) missing from {shaped}"
+                rewritten.contains(&want),
+                "{id}: {snippet:?} ({want}) missing from {rewritten}"
             );
         }
     }
