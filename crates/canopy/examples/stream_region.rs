@@ -52,7 +52,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use canopy::{Event, Settings};
-use canopy_cluster::{path_hash, Signature};
+use canopy_cluster::{path_hash, step_label, Signature};
 use canopy_dom::{Deadline, Document, DomOptions};
 use canopy_forest::{tolerant_form, ElementType, Pattern, Wrapper};
 use canopy_ingest::{read_warc_split, IngestOptions, SplitItem};
@@ -109,42 +109,31 @@ fn main() {
     let (mut pass_cpu, mut floor_cpu, mut scan_cpu) = (Vec::new(), Vec::new(), Vec::new());
     let mut scans = Vec::new();
     let (mut trees, mut passes) = (Vec::new(), Vec::new());
+    let pages = || served.iter().zip(&patterns);
     for _ in 0..reps.max(1) {
-        let started = thread_cpu();
-        trees = served
-            .iter()
-            .zip(&patterns)
-            .map(|(page, pattern)| tree_way(page.html, pattern, options))
-            .collect();
-        tree_cpu.push(thread_cpu() - started);
-        let started = thread_cpu();
-        passes = served
-            .iter()
-            .zip(&patterns)
-            .map(|(page, pattern)| stream_way(page.html, pattern, options))
-            .collect();
-        stream_cpu.push(thread_cpu() - started);
-        let started = thread_cpu();
-        for (page, pattern) in served.iter().zip(&patterns) {
-            std::hint::black_box(
-                stream(page.html, pattern, options.max_depth)
-                    .map(|p| p.regions.len())
-                    .ok(),
-            );
-        }
-        pass_cpu.push(thread_cpu() - started);
-        let started = thread_cpu();
-        for page in &served {
-            lol_html_floor(page.html);
-        }
-        floor_cpu.push(thread_cpu() - started);
-        let started = thread_cpu();
-        scans = served
-            .iter()
-            .zip(&patterns)
-            .map(|(page, pattern)| stream_scan(page.html, pattern, options.max_depth))
-            .collect::<Vec<_>>();
-        scan_cpu.push(thread_cpu() - started);
+        trees = timed(&mut tree_cpu, || {
+            pages()
+                .map(|(page, pattern)| tree_way(page.html, pattern, options))
+                .collect()
+        });
+        passes = timed(&mut stream_cpu, || {
+            pages()
+                .map(|(page, pattern)| stream_way(page.html, pattern, options))
+                .collect()
+        });
+        timed(&mut pass_cpu, || {
+            for (page, pattern) in pages() {
+                std::hint::black_box(stream(page.html, pattern, options.max_depth).ok());
+            }
+        });
+        timed(&mut floor_cpu, || {
+            served.iter().for_each(|p| lol_html_floor(p.html))
+        });
+        scans = timed(&mut scan_cpu, || {
+            pages()
+                .map(|(page, pattern)| stream_scan(page.html, pattern, options.max_depth))
+                .collect()
+        });
     }
 
     // The stream's own template: a sketch of the stream's paths of the
@@ -555,6 +544,14 @@ fn lol_html_floor(html: &str) {
 
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs `f`, adding its CPU time to `times`.
+fn timed<T>(times: &mut Vec<Duration>, f: impl FnOnce() -> T) -> T {
+    let started = thread_cpu();
+    let out = f();
+    times.push(thread_cpu() - started);
+    out
 }
 
 fn thread_cpu() -> Duration {
@@ -1336,23 +1333,5 @@ impl State {
             }
         }
         self.pop_to(id, start, end);
-    }
-}
-
-/// `tag#id.class`, id and class in tolerant form (`canopy_cluster`'s step
-/// label).
-fn step_label(tag: &str, id: Option<&str>, class: Option<&str>, out: &mut String) {
-    out.push_str(tag);
-    let tolerant = |v: &str, out: &mut String| {
-        let token = v.split_whitespace().next().unwrap_or("");
-        out.extend(token.chars().filter(|c| !c.is_ascii_digit()));
-    };
-    if let Some(id) = id {
-        out.push('#');
-        tolerant(id, out);
-    }
-    if let Some(class) = class {
-        out.push('.');
-        tolerant(class, out);
     }
 }

@@ -97,9 +97,10 @@ pub struct Signature {
     own: Vec<u64>,
 }
 
-/// `tag#id.class`, id and class in tolerant form.
-fn step_label(tag: &str, id: Option<&str>, class: Option<&str>, out: &mut String) {
-    out.clear();
+/// Appends an element's step label to `out`: `tag#id.class`, id and class
+/// in tolerant form (their first token, digits removed). A tag path's hash
+/// ([`path_hash`]) is over these labels.
+pub fn step_label(tag: &str, id: Option<&str>, class: Option<&str>, out: &mut String) {
     out.push_str(tag);
     // The first token, without its digits.
     let tolerant = |v: &str, out: &mut String| {
@@ -132,6 +133,7 @@ impl Signature {
             let NodeData::Element(e) = &doc.node(n).data else {
                 continue;
             };
+            label.clear();
             step_label(&e.tag, doc.attr(n, "id"), doc.attr(n, "class"), &mut label);
             let parent = doc.node(n).parent.filter(|&p| p >= body);
             let (parent_path, parent_tags) =
