@@ -96,9 +96,10 @@ pub(crate) enum Ended {
     OverBudget,
 }
 
-/// Whether raw markup can hold prose ([`is_prose`]): as many bytes as its
-/// text must have, and a `<p` tag for each paragraph.
-fn may_be_prose(markup: &str) -> bool {
+/// Whether a `<noscript>`'s raw markup can hold prose (`is_prose`): as
+/// many bytes as its text must have, and a `<p` tag for each paragraph. A
+/// `<noscript>` whose markup cannot is never parsed into its children.
+pub fn may_be_prose(markup: &str) -> bool {
     markup.len() >= MIN_TEXT
         && markup
             .as_bytes()

@@ -38,6 +38,7 @@ use html5ever::{local_name, LocalName, TokenizerResult};
 
 pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
+pub use fallback::may_be_prose;
 pub use text::{collapse_whitespace, is_block, is_heading};
 
 use sink::{BuildData, Sink, NONE};
@@ -434,39 +435,39 @@ fn feed_in_slices(tokenizer: &Tokenizer<budget::Budgeted>, input: &str, deadline
 }
 
 /// Elements dropped with their whole subtree, whatever their attributes.
-fn is_dropped_tag(tag: &LocalName) -> bool {
+pub fn is_dropped_tag(tag: &str) -> bool {
     matches!(
-        *tag,
-        local_name!("script")
-            | local_name!("style")
-            | local_name!("noscript")
-            | local_name!("template")
-            | local_name!("iframe")
-            | local_name!("object")
-            | local_name!("embed")
-            | local_name!("canvas")
-            | local_name!("svg")
-            | local_name!("math")
-            | local_name!("select")
-            | local_name!("datalist")
+        tag,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "canvas"
+            | "svg"
+            | "math"
+            | "select"
+            | "datalist"
             // Ruby annotations: the reading printed above a word (furigana),
             // and the parentheses for browsers without ruby. The word is the
             // text; its reading, run into it, would double every word.
-            | local_name!("rt")
-            | local_name!("rp")
+            | "rt"
+            | "rp"
     )
 }
 
 /// Elements a browser does not render: the `hidden` attribute,
 /// `aria-hidden="true"`, or an inline style with `display:none` or
-/// `visibility:hidden`.
-fn is_hidden(attrs: &[html5ever::Attribute]) -> bool {
-    attrs.iter().any(|a| match &*a.name.local {
+/// `visibility:hidden`. Takes (lowercase name, value) pairs, so that a
+/// pass over the page's bytes (`canopy_stream`) applies the same rule.
+pub fn is_hidden<'a>(attrs: impl IntoIterator<Item = (&'a str, &'a str)>) -> bool {
+    attrs.into_iter().any(|(name, value)| match name {
         "hidden" => true,
-        "aria-hidden" => a.value.trim().eq_ignore_ascii_case("true"),
+        "aria-hidden" => value.trim().eq_ignore_ascii_case("true"),
         "style" => {
-            let style: String = a
-                .value
+            let style: String = value
                 .chars()
                 .filter(|c| !c.is_whitespace())
                 .flat_map(char::to_lowercase)
@@ -644,7 +645,7 @@ impl Document {
                             let structural = parent.is_none() || tag == local_name!("body");
                             if !structural
                                 && ((is_dropped_tag(&tag) && !b.fallback)
-                                    || is_hidden(attrs)
+                                    || is_hidden(attrs.iter().map(|a| (&*a.name.local, &*a.value)))
                                     || role_drops[handle as usize]
                                     || comment_sections.contains(&handle))
                             {

@@ -1,0 +1,49 @@
+//! One pass over a page's bytes for a page of a known template: the
+//! elements the tree would hold, their tag paths and the byte ranges of a
+//! wrapper's matches, without building the tree (issue #40's fast path,
+//! `docs/performance.md`, "A streaming pass over the pages of a known
+//! template").
+//!
+//! - [`scan`]: the tags of the page, found by memchr, nothing decoded.
+//! - the tree builder's stack of open elements followed from those tags
+//!   (`tree.rs`), giving each element of the body its parent, its step
+//!   label and where it ends.
+//! - [`follow`]: both, over one page: a [`Pass`] (the pattern's regions,
+//!   the body's elements, the template signature [`Pass::signature`]), or
+//!   why the page needs the full parse ([`Unfollowed`]).
+//!
+//! What the pass gives is what `canopy_dom::Document` holds with an empty
+//! drop list: the elements html5ever builds, less the dropped tags and
+//! hidden elements with their subtrees (`tests/tree_agreement.rs` checks it
+//! on every page of the corpora).
+
+mod scan;
+mod tree;
+
+pub use scan::{raw_text, scan, Attr, Attrs, Stop, Token};
+pub use tree::{Pass, Unfollowed};
+
+use canopy_forest::{ElementType, Pattern};
+
+/// Follows `html` through the tree builder's stack; `pattern`'s matches
+/// become the pass's regions. `max_depth` and `max_bytes` are the parse's
+/// (`canopy_dom::DomOptions`): a page past them takes the full parse.
+pub fn follow(
+    html: &str,
+    pattern: Option<&Pattern>,
+    max_depth: u32,
+    max_bytes: usize,
+) -> Result<Pass, Unfollowed> {
+    if html.len() > max_bytes {
+        return Err(Unfollowed::TooLong);
+    }
+    if pattern.is_some_and(|p| matches!(p.ty, ElementType::Dfs { .. })) {
+        return Err(Unfollowed::DfsPattern);
+    }
+    let mut tree = tree::Tree::new(html, pattern, max_depth);
+    match scan(html, |token| tree.token(token)) {
+        Ok(()) => Ok(tree.finish()),
+        Err(Stop::Consumer(why)) => Err(why),
+        Err(Stop::ForeignBreakout) => Err(Unfollowed::Foreign),
+    }
+}

@@ -1,0 +1,1725 @@
+//! The tree builder's stack of open elements, followed from the scan's
+//! tokens without building a tree: which element each tag opens, under
+//! which parent, and where each element ends.
+//!
+//! It follows the HTML standard's tree construction for the body: implied
+//! ends (`<p>`, list items, options, cells, rows), the scopes end tags look
+//! in, tables (implied `tbody` and `tr`, foster parenting, the insertion
+//! modes of tables, rows, cells, captions and column groups), the list of
+//! active formatting elements (a `<b>` closed by a block's end is opened
+//! again, as many times as the tree does, at the next text or inline tag),
+//! `<select>`, the form pointer, and the head's elements before the body.
+//! Where the tree builder would move elements already built (the adoption
+//! agency around a block, a form removed from the middle of the stack, a
+//! frameset) or where the outcome hangs on what the pass does not read,
+//! it stops with the reason ([`Unfollowed`]): the page takes the full
+//! parse.
+
+use std::ops::Range;
+
+use canopy_cluster::{path_hash, step_label, Signature};
+use canopy_forest::{tolerant_form, ElementType, Pattern};
+
+use crate::scan::{Attrs, Token};
+
+/// Why a page takes the full parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unfollowed {
+    /// The adoption agency restructures: a formatting element (`<a>`,
+    /// `<b>`, `<font>`…) closed around a block it holds.
+    Adoption,
+    /// `</form>` for a form that is not the current element: the tree
+    /// removes it from the middle of the stack.
+    FormInside,
+    /// A frameset page.
+    Frameset,
+    /// Markup inside `<svg>` or `<math>` the tree builder may take back to
+    /// HTML.
+    Foreign,
+    /// A character reference in the first token of an `id`, a `class` or
+    /// an attribute the pattern reads: its decoded value is the tree's.
+    CharRef,
+    /// Nesting deeper than the tree keeps.
+    Depth,
+    /// A page longer than the parse reads.
+    TooLong,
+    /// Content put before a table (foster parenting) that is a region or
+    /// inside one: it is in the region's bytes, not in its subtree.
+    FosteredOutOfRegion,
+    /// A pattern typed by position in a depth-first walk, which a pass in
+    /// document order cannot match before the page's end.
+    DfsPattern,
+    /// A `<noscript>` in the body whose markup may be prose: the tree may
+    /// parse it into its children (`canopy_dom`'s script fallback).
+    NoscriptFallback,
+    /// A `<table>` opened in a paragraph under a doctype the pass does not
+    /// classify: whether it closes the paragraph depends on the quirks
+    /// mode.
+    Quirks,
+}
+
+impl Unfollowed {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unfollowed::Adoption => "a formatting element closed around a block",
+            Unfollowed::FormInside => "a form closed inside other elements",
+            Unfollowed::Frameset => "a frameset",
+            Unfollowed::Foreign => "HTML inside svg or math",
+            Unfollowed::CharRef => "a character reference in an attribute the pass reads",
+            Unfollowed::Depth => "nesting past the tree's depth cap",
+            Unfollowed::TooLong => "a page past the parse's byte cap",
+            Unfollowed::FosteredOutOfRegion => "content put before a table out of a region",
+            Unfollowed::DfsPattern => "a pattern typed by depth-first position",
+            Unfollowed::NoscriptFallback => "a noscript that may be the page's fallback",
+            Unfollowed::Quirks => "a table in a paragraph under an unclassified doctype",
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// An element of the body's tree: its parent's index, and the range of its
+/// step label in the label buffer and where its tag ends in it.
+pub(crate) struct Element {
+    pub(crate) parent: u32,
+    pub(crate) label: Range<u32>,
+    pub(crate) tag_end: u32,
+}
+
+/// An open element.
+struct Open {
+    id: u32,
+    tag: String,
+    /// Forest's level: `<body>` is 1, `tbody` adds none.
+    level: u32,
+    /// Its index among the body's elements, or `NONE` (`<html>`, the head's,
+    /// dropped ones).
+    element: u32,
+    /// Not in the tree: a dropped tag or a hidden element, or inside one.
+    dropped: bool,
+    /// Whether it has the type of the pattern's anchor.
+    anchor: bool,
+    /// Where it starts, when it is a match of the pattern (outside any
+    /// other match).
+    region: Option<usize>,
+}
+
+/// An entry of the list of active formatting elements.
+enum Formatting {
+    Marker,
+    Element {
+        id: u32,
+        tag: String,
+        /// Lowercase names, values as written.
+        attrs: Vec<(String, String)>,
+    },
+}
+
+/// The insertion modes the pass follows, in the standard's order: those
+/// before the body compare less than `InBody`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Mode {
+    BeforeHead,
+    InHead,
+    AfterHead,
+    InBody,
+    InTable,
+    InTableBody,
+    InRow,
+    InCell,
+    InCaption,
+    InColumnGroup,
+    InSelect,
+    InSelectInTable,
+}
+
+/// Whether a `<table>` closes an open `<p>`: not in quirks mode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DocumentMode {
+    Quirks,
+    NoQuirks,
+    Unknown,
+}
+
+/// What the pass found on a page it follows.
+pub struct Pass {
+    /// The byte ranges of the pattern's matches (outermost ones), in
+    /// document order.
+    pub regions: Vec<Range<usize>>,
+    pub(crate) elements: Vec<Element>,
+    pub(crate) labels: String,
+}
+
+impl Pass {
+    /// The body's elements in document order: the index of each one's
+    /// parent (`None` for `<body>`) and its step label
+    /// ([`canopy_cluster::step_label`]).
+    pub fn elements(&self) -> impl Iterator<Item = (Option<usize>, &str)> + '_ {
+        self.elements.iter().map(|e| {
+            let parent = (e.parent != NONE).then_some(e.parent as usize);
+            (parent, self.label(e.label.start, e.label.end))
+        })
+    }
+
+    fn label(&self, start: u32, end: u32) -> &str {
+        self.labels.get(start as usize..end as usize).unwrap_or("")
+    }
+
+    /// The page's template signature, as [`Signature::of`] gives it for
+    /// the tree.
+    pub fn signature(&self) -> Signature {
+        let mut full = Vec::with_capacity(self.elements.len());
+        let mut tags = Vec::with_capacity(self.elements.len());
+        let mut own = Vec::with_capacity(self.elements.len());
+        for e in &self.elements {
+            let label = self.label(e.label.start, e.label.end);
+            let tag = self.label(e.label.start, e.tag_end);
+            let (parent_path, parent_tags) = match e.parent {
+                NONE => (0, 0),
+                p => (full[p as usize], tags[p as usize]),
+            };
+            full.push(path_hash(parent_path, label));
+            tags.push(path_hash(parent_tags, tag));
+            own.push(path_hash(parent_tags, label));
+        }
+        Signature::from_parts(full, own)
+    }
+}
+
+/// The follower: the scan's tokens in, the stack's effects out.
+pub(crate) struct Tree<'a> {
+    html: &'a str,
+    pattern: Option<&'a Pattern>,
+    max_depth: u32,
+    mode: Mode,
+    stack: Vec<Open>,
+    formatting: Vec<Formatting>,
+    /// The form element pointer is set: a `<form>` opened and no `</form>`
+    /// since, so another `<form>` is ignored.
+    form_open: bool,
+    /// Nested `<template>`s open: their content is dropped whole, and only
+    /// the template's own end closes it.
+    templates: u32,
+    quirks: DocumentMode,
+    next_id: u32,
+    open_matches: usize,
+    regions: Vec<Range<usize>>,
+    elements: Vec<Element>,
+    labels: String,
+    /// `<body>`'s id and class, with those a later `<body>` tag adds.
+    body_id: Option<String>,
+    body_class: Option<String>,
+}
+
+impl<'a> Tree<'a> {
+    pub(crate) fn new(html: &'a str, pattern: Option<&'a Pattern>, max_depth: u32) -> Self {
+        Tree {
+            html,
+            pattern,
+            max_depth,
+            mode: Mode::BeforeHead,
+            stack: vec![Open {
+                id: 0,
+                tag: "html".into(),
+                level: 0,
+                element: NONE,
+                dropped: false,
+                anchor: false,
+                region: None,
+            }],
+            formatting: Vec::new(),
+            form_open: false,
+            templates: 0,
+            quirks: DocumentMode::Quirks,
+            next_id: 1,
+            open_matches: 0,
+            regions: Vec::new(),
+            elements: Vec::with_capacity(html.len() / 64),
+            labels: String::with_capacity(html.len() / 4),
+            body_id: None,
+            body_class: None,
+        }
+    }
+
+    pub(crate) fn token(&mut self, token: Token<'_, 'a>) -> Result<(), Unfollowed> {
+        match token {
+            Token::Text(range) => self.text(range),
+            Token::Start {
+                name,
+                attrs,
+                span,
+                self_closing,
+            } => {
+                let name = if name == "image" { "img" } else { name };
+                self.start(name, attrs, span, self_closing)
+            }
+            Token::End { name, span } => self.end(name, span),
+            Token::Doctype(range) => {
+                // Only a doctype before the first element sets the mode.
+                if self.mode == Mode::BeforeHead && self.stack.len() == 1 {
+                    self.quirks = quirks_of(self.html.get(range).unwrap_or(""));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes what is still open at the page's end.
+    pub(crate) fn finish(mut self) -> Pass {
+        let len = self.html.len();
+        if self.mode < Mode::InBody && self.elements.is_empty() {
+            self.enter_body(&Attrs::default(), len);
+        }
+        while self.stack.len() > 1 {
+            self.pop(len);
+        }
+        if let Some(body) = self.elements.first_mut() {
+            // The label with the attributes a later `<body>` tag added.
+            let start = self.labels.len() as u32;
+            step_label(
+                "body",
+                self.body_id.as_deref(),
+                self.body_class.as_deref(),
+                &mut self.labels,
+            );
+            body.label = start..self.labels.len() as u32;
+            body.tag_end = start + 4;
+        }
+        Pass {
+            regions: self.regions,
+            elements: self.elements,
+            labels: self.labels,
+        }
+    }
+
+    fn text(&mut self, range: Range<usize>) -> Result<(), Unfollowed> {
+        if self.templates > 0 {
+            return Ok(());
+        }
+        let top = self.top();
+        if crate::scan::raw_text(top) {
+            if top == "noscript"
+                && self.mode >= Mode::InBody
+                && canopy_dom::may_be_prose(self.html.get(range).unwrap_or(""))
+            {
+                return Err(Unfollowed::NoscriptFallback);
+            }
+            return Ok(());
+        }
+        if matches!(top, "svg" | "math") {
+            // Foreign content's text: no formatting element opens for it.
+            return Ok(());
+        }
+        match self.mode {
+            Mode::BeforeHead | Mode::InHead | Mode::AfterHead => {
+                if !is_blank(self.html.get(range.clone()).unwrap_or("")) {
+                    self.enter_body(&Attrs::default(), range.start);
+                }
+                Ok(())
+            }
+            Mode::InTable | Mode::InTableBody | Mode::InRow => {
+                if self.reconstruction_pending()
+                    && !is_blank(self.html.get(range.clone()).unwrap_or(""))
+                {
+                    self.reconstruct(range.start)?;
+                }
+                Ok(())
+            }
+            Mode::InColumnGroup => {
+                if !is_blank(self.html.get(range.clone()).unwrap_or("")) && self.top() == "colgroup"
+                {
+                    self.pop(range.start);
+                    self.mode = Mode::InTable;
+                    return self.text(range);
+                }
+                Ok(())
+            }
+            Mode::InSelect | Mode::InSelectInTable => Ok(()),
+            Mode::InBody | Mode::InCell | Mode::InCaption => self.reconstruct(range.start),
+        }
+    }
+
+    fn start(
+        &mut self,
+        name: &str,
+        attrs: &Attrs,
+        span: Range<usize>,
+        self_closing: bool,
+    ) -> Result<(), Unfollowed> {
+        if self.templates > 0 {
+            self.templates += u32::from(name == "template");
+            return Ok(());
+        }
+        let at = span.start;
+        match self.mode {
+            Mode::BeforeHead | Mode::InHead | Mode::AfterHead => {
+                return self.start_before_body(name, attrs, span, self_closing)
+            }
+            Mode::InBody => {}
+            Mode::InTable | Mode::InTableBody | Mode::InRow => {
+                return self.start_in_table(name, attrs, span, self_closing)
+            }
+            Mode::InCell | Mode::InCaption => {
+                let cell = self.mode == Mode::InCell;
+                if matches!(
+                    name,
+                    "caption"
+                        | "col"
+                        | "colgroup"
+                        | "tbody"
+                        | "td"
+                        | "tfoot"
+                        | "th"
+                        | "thead"
+                        | "tr"
+                ) {
+                    let open = if cell {
+                        self.in_scope_any(&["td", "th"], Scope::Table)
+                    } else {
+                        self.in_scope("caption", Scope::Table)
+                    };
+                    if !open {
+                        return Ok(());
+                    }
+                    self.close_cell_or_caption(at);
+                    return self.start(name, attrs, span, self_closing);
+                }
+            }
+            Mode::InColumnGroup => {
+                match name {
+                    "col" => {
+                        self.void(name, attrs, span);
+                        return Ok(());
+                    }
+                    "html" => return Ok(()),
+                    "template" => {
+                        self.open_template(attrs, at);
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+                if self.top() != "colgroup" {
+                    return Ok(());
+                }
+                self.pop(at);
+                self.mode = Mode::InTable;
+                return self.start(name, attrs, span, self_closing);
+            }
+            Mode::InSelect | Mode::InSelectInTable => {
+                let table_tag = matches!(
+                    name,
+                    "caption" | "table" | "tbody" | "tfoot" | "thead" | "tr" | "td" | "th"
+                );
+                if name == "select" {
+                    self.close("select", at);
+                    self.reset_mode();
+                } else if matches!(name, "input" | "keygen" | "textarea")
+                    || (self.mode == Mode::InSelectInTable && table_tag)
+                {
+                    self.close("select", at);
+                    self.reset_mode();
+                    return self.start(name, attrs, span, self_closing);
+                } else if name == "template" {
+                    self.open_template(attrs, at);
+                } else if matches!(name, "script" | "style") {
+                    // Raw text: their end tags follow at once.
+                    self.push(name, attrs, at)?;
+                }
+                return Ok(());
+            }
+        }
+        self.start_in_body(name, attrs, span, self_closing)
+    }
+
+    fn start_before_body(
+        &mut self,
+        name: &str,
+        attrs: &Attrs,
+        span: Range<usize>,
+        self_closing: bool,
+    ) -> Result<(), Unfollowed> {
+        let at = span.start;
+        if self.stack.len() > 1 {
+            // Inside a head element (raw text has no tags; a `<noscript>`
+            // is raw text with scripting on): nothing here opens the body.
+            return Ok(());
+        }
+        match name {
+            "html" => {}
+            "head" => {
+                if self.mode == Mode::BeforeHead {
+                    self.mode = Mode::InHead;
+                }
+            }
+            "body" => self.enter_body(attrs, at),
+            "frameset" => return Err(Unfollowed::Frameset),
+            "template" => self.open_template(attrs, at),
+            "noscript" if self.mode == Mode::AfterHead => {
+                self.enter_body(&Attrs::default(), at);
+                return self.start(name, attrs, span, self_closing);
+            }
+            _ if is_head_element(name) => {
+                if self.mode == Mode::BeforeHead {
+                    self.mode = Mode::InHead;
+                }
+                if !is_void(name) {
+                    self.push_unseen(name);
+                }
+            }
+            _ => {
+                self.enter_body(&Attrs::default(), at);
+                return self.start(name, attrs, span, self_closing);
+            }
+        }
+        Ok(())
+    }
+
+    fn enter_body(&mut self, attrs: &Attrs, at: usize) {
+        while self.stack.len() > 1 {
+            self.stack.pop();
+        }
+        self.mode = Mode::InBody;
+        self.body_id = attrs.get("id").map(str::to_string);
+        self.body_class = attrs.get("class").map(str::to_string);
+        // The body is kept whatever its attributes (`canopy_dom`).
+        self.push_element("body", attrs, at, false);
+    }
+
+    fn start_in_table(
+        &mut self,
+        name: &str,
+        attrs: &Attrs,
+        span: Range<usize>,
+        self_closing: bool,
+    ) -> Result<(), Unfollowed> {
+        let at = span.start;
+        // A row or a section's rules first, then the table's.
+        if self.mode == Mode::InRow {
+            match name {
+                "th" | "td" => {
+                    self.clear_back_to(&["tr", "template", "html"], at);
+                    self.push(name, attrs, at)?;
+                    self.mode = Mode::InCell;
+                    self.formatting.push(Formatting::Marker);
+                    return Ok(());
+                }
+                "caption" | "col" | "colgroup" | "tbody" | "tfoot" | "thead" | "tr" => {
+                    if !self.in_scope("tr", Scope::Table) {
+                        return Ok(());
+                    }
+                    self.clear_back_to(&["tr", "template", "html"], at);
+                    self.pop(at);
+                    self.mode = Mode::InTableBody;
+                    return self.start(name, attrs, span, self_closing);
+                }
+                _ => {}
+            }
+        }
+        if self.mode == Mode::InTableBody {
+            match name {
+                "tr" => {
+                    self.clear_back_to(&["tbody", "tfoot", "thead", "template", "html"], at);
+                    self.push(name, attrs, at)?;
+                    self.mode = Mode::InRow;
+                    return Ok(());
+                }
+                "th" | "td" => {
+                    self.clear_back_to(&["tbody", "tfoot", "thead", "template", "html"], at);
+                    self.push("tr", &Attrs::default(), at)?;
+                    self.mode = Mode::InRow;
+                    return self.start(name, attrs, span, self_closing);
+                }
+                "caption" | "col" | "colgroup" | "tbody" | "tfoot" | "thead" => {
+                    if !self.in_scope_any(&["tbody", "thead", "tfoot"], Scope::Table) {
+                        return Ok(());
+                    }
+                    self.clear_back_to(&["tbody", "tfoot", "thead", "template", "html"], at);
+                    self.pop(at);
+                    self.mode = Mode::InTable;
+                    return self.start(name, attrs, span, self_closing);
+                }
+                _ => {}
+            }
+        }
+        let table_context = ["table", "template", "html"];
+        match name {
+            "caption" => {
+                self.clear_back_to(&table_context, at);
+                self.formatting.push(Formatting::Marker);
+                self.push(name, attrs, at)?;
+                self.mode = Mode::InCaption;
+            }
+            "colgroup" => {
+                self.clear_back_to(&table_context, at);
+                self.push(name, attrs, at)?;
+                self.mode = Mode::InColumnGroup;
+            }
+            "col" => {
+                self.clear_back_to(&table_context, at);
+                self.push("colgroup", &Attrs::default(), at)?;
+                self.mode = Mode::InColumnGroup;
+                return self.start(name, attrs, span, self_closing);
+            }
+            "tbody" | "tfoot" | "thead" => {
+                self.clear_back_to(&table_context, at);
+                self.push(name, attrs, at)?;
+                self.mode = Mode::InTableBody;
+            }
+            "td" | "th" | "tr" => {
+                self.clear_back_to(&table_context, at);
+                self.push("tbody", &Attrs::default(), at)?;
+                self.mode = Mode::InTableBody;
+                return self.start(name, attrs, span, self_closing);
+            }
+            "table" => {
+                if self.in_scope("table", Scope::Table) {
+                    self.close("table", at);
+                    self.reset_mode();
+                    return self.start(name, attrs, span, self_closing);
+                }
+            }
+            "style" | "script" => self.push(name, attrs, at)?,
+            "template" => self.open_template(attrs, at),
+            "input"
+                if attrs
+                    .get("type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("hidden")) =>
+            {
+                self.void(name, attrs, span);
+            }
+            "form" => {
+                if !self.form_open {
+                    self.form_open = true;
+                    self.void(name, attrs, span);
+                }
+            }
+            // Anything else as in the body, put before the table when the
+            // current element is part of the table (`push`).
+            _ => return self.start_in_body(name, attrs, span, self_closing),
+        }
+        Ok(())
+    }
+
+    fn start_in_body(
+        &mut self,
+        name: &str,
+        attrs: &Attrs,
+        span: Range<usize>,
+        self_closing: bool,
+    ) -> Result<(), Unfollowed> {
+        let at = span.start;
+        match name {
+            "html" | "head" | "caption" | "col" | "colgroup" | "frame" | "tbody" | "td"
+            | "tfoot" | "th" | "thead" | "tr" => {}
+            "body" => {
+                // The body gets the attributes it lacks.
+                if self.body_id.is_none() {
+                    self.body_id = attrs.get("id").map(str::to_string);
+                }
+                if self.body_class.is_none() {
+                    self.body_class = attrs.get("class").map(str::to_string);
+                }
+            }
+            "frameset" => return Err(Unfollowed::Frameset),
+            "template" => self.open_template(attrs, at),
+            "base" | "basefont" | "bgsound" | "link" | "meta" => self.void(name, attrs, span),
+            "address" | "article" | "aside" | "blockquote" | "center" | "details" | "dialog"
+            | "dir" | "div" | "dl" | "fieldset" | "figcaption" | "figure" | "footer" | "header"
+            | "hgroup" | "main" | "menu" | "nav" | "ol" | "p" | "search" | "section"
+            | "summary" | "ul" | "pre" | "listing" | "plaintext" => {
+                self.close_p(at);
+                self.push(name, attrs, at)?;
+            }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                self.close_p(at);
+                if is_heading(self.top()) {
+                    self.pop(at);
+                }
+                self.push(name, attrs, at)?;
+            }
+            "form" => {
+                if !self.form_open {
+                    self.close_p(at);
+                    self.push(name, attrs, at)?;
+                    self.form_open = true;
+                }
+            }
+            "li" | "dd" | "dt" => {
+                let kin = |t: &str| {
+                    if name == "li" {
+                        t == "li"
+                    } else {
+                        matches!(t, "dd" | "dt")
+                    }
+                };
+                for i in (0..self.stack.len()).rev() {
+                    let tag = self.stack[i].tag.as_str();
+                    if kin(tag) {
+                        let tag = tag.to_string();
+                        self.generate_implied_ends(Some(&tag), at);
+                        self.close(&tag, at);
+                        break;
+                    }
+                    if is_special(tag) && !matches!(tag, "address" | "div" | "p") {
+                        break;
+                    }
+                }
+                self.close_p(at);
+                self.push(name, attrs, at)?;
+            }
+            "button" => {
+                if self.in_scope("button", Scope::Default) {
+                    self.generate_implied_ends(None, at);
+                    self.close("button", at);
+                }
+                self.reconstruct(at)?;
+                self.push(name, attrs, at)?;
+            }
+            "a" => {
+                if self.formatting_index("a").is_some() {
+                    self.adoption_agency("a", at)?;
+                    if let Some(i) = self.formatting_index("a") {
+                        self.formatting.remove(i);
+                    }
+                }
+                self.reconstruct(at)?;
+                self.push_formatting(name, attrs, at)?;
+            }
+            "b" | "big" | "code" | "em" | "font" | "i" | "s" | "small" | "strike" | "strong"
+            | "tt" | "u" => {
+                self.reconstruct(at)?;
+                self.push_formatting(name, attrs, at)?;
+            }
+            "nobr" => {
+                self.reconstruct(at)?;
+                if self.in_scope("nobr", Scope::Default) {
+                    self.adoption_agency("nobr", at)?;
+                    self.reconstruct(at)?;
+                }
+                self.push_formatting(name, attrs, at)?;
+            }
+            "applet" | "marquee" | "object" => {
+                self.reconstruct(at)?;
+                self.push(name, attrs, at)?;
+                self.formatting.push(Formatting::Marker);
+            }
+            "table" => {
+                match self.quirks {
+                    DocumentMode::Quirks => {}
+                    DocumentMode::NoQuirks => self.close_p(at),
+                    DocumentMode::Unknown => {
+                        if self.in_scope("p", Scope::Button) {
+                            return Err(Unfollowed::Quirks);
+                        }
+                    }
+                }
+                self.push(name, attrs, at)?;
+                self.mode = Mode::InTable;
+            }
+            "area" | "br" | "embed" | "img" | "keygen" | "wbr" | "input" => {
+                self.reconstruct(at)?;
+                self.void(name, attrs, span);
+            }
+            "param" | "source" | "track" => self.void(name, attrs, span),
+            "hr" => {
+                self.close_p(at);
+                self.void(name, attrs, span);
+            }
+            "xmp" => {
+                self.close_p(at);
+                self.reconstruct(at)?;
+                self.push(name, attrs, at)?;
+            }
+            "textarea" | "iframe" | "noembed" | "noscript" | "noframes" | "style" | "script"
+            | "title" => self.push(name, attrs, at)?,
+            "select" => {
+                self.reconstruct(at)?;
+                self.push(name, attrs, at)?;
+                self.mode = if matches!(
+                    self.mode,
+                    Mode::InTable
+                        | Mode::InCaption
+                        | Mode::InTableBody
+                        | Mode::InRow
+                        | Mode::InCell
+                ) {
+                    Mode::InSelectInTable
+                } else {
+                    Mode::InSelect
+                };
+            }
+            "optgroup" | "option" => {
+                if self.top() == "option" {
+                    self.pop(at);
+                }
+                self.reconstruct(at)?;
+                self.push(name, attrs, at)?;
+            }
+            "rb" | "rtc" | "rp" | "rt" => {
+                if self.in_scope("ruby", Scope::Default) {
+                    let except = if matches!(name, "rp" | "rt") {
+                        Some("rtc")
+                    } else {
+                        None
+                    };
+                    self.generate_implied_ends(except, at);
+                }
+                self.push(name, attrs, at)?;
+            }
+            "svg" | "math" => {
+                self.reconstruct(at)?;
+                if self_closing {
+                    self.void(name, attrs, span);
+                } else {
+                    self.push(name, attrs, at)?;
+                }
+            }
+            _ => {
+                self.reconstruct(at)?;
+                if is_void(name) {
+                    self.void(name, attrs, span);
+                } else {
+                    self.push(name, attrs, at)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, name: &str, span: Range<usize>) -> Result<(), Unfollowed> {
+        let at = span.start;
+        if self.templates > 0 {
+            if name == "template" {
+                self.templates -= 1;
+                if self.templates == 0 {
+                    self.close("template", span.end);
+                    self.clear_formatting_to_marker();
+                    self.reset_mode();
+                }
+            }
+            return Ok(());
+        }
+        match self.mode {
+            Mode::BeforeHead | Mode::InHead | Mode::AfterHead => {
+                if self.stack.len() > 1 {
+                    if self.top() == name {
+                        self.stack.pop();
+                    }
+                    return Ok(());
+                }
+                match name {
+                    "head" => self.mode = Mode::AfterHead,
+                    "body" | "html" | "br" => {
+                        self.enter_body(&Attrs::default(), at);
+                        return self.end(name, span);
+                    }
+                    _ => {}
+                }
+                return Ok(());
+            }
+            Mode::InBody => {}
+            Mode::InTable | Mode::InTableBody | Mode::InRow => {
+                return self.end_in_table(name, span)
+            }
+            Mode::InCell | Mode::InCaption => {
+                let cell = self.mode == Mode::InCell;
+                match name {
+                    "td" | "th" if cell => {
+                        if self.in_scope(name, Scope::Table) {
+                            self.generate_implied_ends(None, at);
+                            self.close(name, span.end);
+                            self.clear_formatting_to_marker();
+                            self.mode = Mode::InRow;
+                        }
+                        return Ok(());
+                    }
+                    "caption" if !cell => {
+                        if self.in_scope("caption", Scope::Table) {
+                            self.generate_implied_ends(None, at);
+                            self.close("caption", span.end);
+                            self.clear_formatting_to_marker();
+                            self.mode = Mode::InTable;
+                        }
+                        return Ok(());
+                    }
+                    "body" | "caption" | "col" | "colgroup" | "html" => return Ok(()),
+                    "td" | "th" | "tbody" | "tfoot" | "thead" if !cell => return Ok(()),
+                    "table" | "tbody" | "tfoot" | "thead" | "tr" => {
+                        let open = if cell {
+                            self.in_scope(name, Scope::Table)
+                        } else {
+                            self.in_scope("caption", Scope::Table)
+                        };
+                        if !open {
+                            return Ok(());
+                        }
+                        self.close_cell_or_caption(at);
+                        return self.end(name, span);
+                    }
+                    _ => {}
+                }
+            }
+            Mode::InColumnGroup => {
+                match name {
+                    "colgroup" => {
+                        if self.top() == "colgroup" {
+                            self.pop(span.end);
+                            self.mode = Mode::InTable;
+                        }
+                    }
+                    "col" => {}
+                    _ => {
+                        if self.top() == "colgroup" {
+                            self.pop(at);
+                            self.mode = Mode::InTable;
+                            return self.end(name, span);
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            Mode::InSelect | Mode::InSelectInTable => {
+                let table_tag = matches!(
+                    name,
+                    "caption" | "table" | "tbody" | "tfoot" | "thead" | "tr" | "td" | "th"
+                );
+                if name == "select" {
+                    self.close("select", span.end);
+                    self.reset_mode();
+                } else if self.mode == Mode::InSelectInTable && table_tag {
+                    if self.in_scope(name, Scope::Table) {
+                        self.close("select", at);
+                        self.reset_mode();
+                        return self.end(name, span);
+                    }
+                } else if matches!(name, "script" | "style") && self.top() == name {
+                    self.pop(span.end);
+                }
+                return Ok(());
+            }
+        }
+        self.end_in_body(name, span)
+    }
+
+    fn end_in_table(&mut self, name: &str, span: Range<usize>) -> Result<(), Unfollowed> {
+        let at = span.start;
+        if self.mode == Mode::InRow {
+            match name {
+                "tr" => {
+                    if self.in_scope("tr", Scope::Table) {
+                        self.clear_back_to(&["tr", "template", "html"], at);
+                        self.pop(span.end);
+                        self.mode = Mode::InTableBody;
+                    }
+                    return Ok(());
+                }
+                "table" | "tbody" | "tfoot" | "thead" => {
+                    if name != "table" && !self.in_scope(name, Scope::Table) {
+                        return Ok(());
+                    }
+                    if !self.in_scope("tr", Scope::Table) {
+                        return Ok(());
+                    }
+                    self.clear_back_to(&["tr", "template", "html"], at);
+                    self.pop(at);
+                    self.mode = Mode::InTableBody;
+                    return self.end(name, span);
+                }
+                "body" | "caption" | "col" | "colgroup" | "html" | "td" | "th" => return Ok(()),
+                _ => {}
+            }
+        }
+        if self.mode == Mode::InTableBody {
+            let sections = ["tbody", "tfoot", "thead", "template", "html"];
+            match name {
+                "tbody" | "tfoot" | "thead" => {
+                    if self.in_scope(name, Scope::Table) {
+                        self.clear_back_to(&sections, at);
+                        self.pop(span.end);
+                        self.mode = Mode::InTable;
+                    }
+                    return Ok(());
+                }
+                "table" => {
+                    if !self.in_scope_any(&["tbody", "thead", "tfoot"], Scope::Table) {
+                        return Ok(());
+                    }
+                    self.clear_back_to(&sections, at);
+                    self.pop(at);
+                    self.mode = Mode::InTable;
+                    return self.end(name, span);
+                }
+                "body" | "caption" | "col" | "colgroup" | "html" | "td" | "th" | "tr" => {
+                    return Ok(())
+                }
+                _ => {}
+            }
+        }
+        match name {
+            "table" => {
+                if self.in_scope("table", Scope::Table) {
+                    self.close("table", span.end);
+                    self.reset_mode();
+                }
+                Ok(())
+            }
+            "body" | "caption" | "col" | "colgroup" | "html" | "tbody" | "td" | "tfoot" | "th"
+            | "thead" | "tr" => Ok(()),
+            "template" => self.end_in_body(name, span),
+            _ => self.end_in_body(name, span),
+        }
+    }
+
+    fn end_in_body(&mut self, name: &str, span: Range<usize>) -> Result<(), Unfollowed> {
+        let at = span.start;
+        match name {
+            // What follows `</body>` and `</html>` is the body's still.
+            "body" | "html" => {}
+            "address" | "article" | "aside" | "blockquote" | "button" | "center" | "details"
+            | "dialog" | "dir" | "div" | "dl" | "fieldset" | "figcaption" | "figure" | "footer"
+            | "header" | "hgroup" | "listing" | "main" | "menu" | "nav" | "ol" | "pre"
+            | "search" | "section" | "summary" | "ul" => {
+                if self.in_scope(name, Scope::Default) {
+                    self.generate_implied_ends(None, at);
+                    self.close(name, span.end);
+                }
+            }
+            "form" => {
+                let was_open = std::mem::replace(&mut self.form_open, false);
+                if was_open && self.in_scope("form", Scope::Default) {
+                    self.generate_implied_ends(None, at);
+                    if self.top() != "form" {
+                        return Err(Unfollowed::FormInside);
+                    }
+                    self.pop(span.end);
+                }
+            }
+            "p" => {
+                if !self.in_scope("p", Scope::Button) {
+                    // The tree opens an empty paragraph for it.
+                    self.push("p", &Attrs::default(), at)?;
+                    self.pop(at);
+                } else {
+                    self.generate_implied_ends(Some("p"), at);
+                    self.close("p", span.end);
+                }
+            }
+            "li" => {
+                if self.in_scope("li", Scope::ListItem) {
+                    self.generate_implied_ends(Some("li"), at);
+                    self.close("li", span.end);
+                }
+            }
+            "dd" | "dt" => {
+                if self.in_scope(name, Scope::Default) {
+                    self.generate_implied_ends(Some(name), at);
+                    self.close(name, span.end);
+                }
+            }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                if self.stack_in_scope(is_heading, Scope::Default) {
+                    self.generate_implied_ends(None, at);
+                    while let Some(open) = self.stack.pop() {
+                        let heading = is_heading(&open.tag);
+                        self.stack.push(open);
+                        self.pop(span.end);
+                        if heading {
+                            break;
+                        }
+                    }
+                }
+            }
+            "a" | "b" | "big" | "code" | "em" | "font" | "i" | "nobr" | "s" | "small"
+            | "strike" | "strong" | "tt" | "u" => self.adoption_agency_end(name, span)?,
+            "applet" | "marquee" | "object" => {
+                if self.in_scope(name, Scope::Default) {
+                    self.generate_implied_ends(None, at);
+                    self.close(name, span.end);
+                    self.clear_formatting_to_marker();
+                }
+            }
+            "br" => {
+                self.reconstruct(at)?;
+                self.void("br", &Attrs::default(), at..at);
+            }
+            _ => self.any_other_end(name, span),
+        }
+        Ok(())
+    }
+
+    /// "Any other end tag": closes the innermost open element of its name,
+    /// unless a special element comes first.
+    fn any_other_end(&mut self, name: &str, span: Range<usize>) {
+        for i in (1..self.stack.len()).rev() {
+            let tag = self.stack[i].tag.as_str();
+            if tag == name {
+                self.generate_implied_ends(Some(name), span.start);
+                while self.stack.len() > i + 1 {
+                    self.pop(span.start);
+                }
+                self.pop(span.end);
+                return;
+            }
+            if is_special(tag) {
+                return;
+            }
+        }
+    }
+
+    fn adoption_agency_end(&mut self, name: &str, span: Range<usize>) -> Result<(), Unfollowed> {
+        if self.formatting_index(name).is_none() {
+            self.any_other_end(name, span);
+            return Ok(());
+        }
+        self.adoption_agency(name, span.start).map(|closed| {
+            if let Some(pos) = closed {
+                self.fix_region_end(pos, span.end);
+            }
+        })
+    }
+
+    /// The adoption agency for `subject` at `at`, as far as it goes
+    /// without moving elements: a formatting element with no block after
+    /// it on the stack is closed with what it holds. Returns where in the
+    /// region list its region (if any) ended.
+    fn adoption_agency(&mut self, subject: &str, at: usize) -> Result<Option<usize>, Unfollowed> {
+        if self.top() == subject {
+            let top_id = self.stack[self.stack.len() - 1].id;
+            if !self.formatting_has(top_id) {
+                return Ok(self.pop(at));
+            }
+        }
+        let Some(entry) = self.formatting_index(subject) else {
+            return Ok(None);
+        };
+        let Formatting::Element { id, .. } = self.formatting[entry] else {
+            return Ok(None);
+        };
+        let Some(pos) = self.stack.iter().rposition(|o| o.id == id) else {
+            self.formatting.remove(entry);
+            return Ok(None);
+        };
+        if !self.in_scope_at(pos, Scope::Default) {
+            return Ok(None);
+        }
+        if self.stack[pos + 1..].iter().any(|o| is_special(&o.tag)) {
+            return Err(Unfollowed::Adoption);
+        }
+        let mut last = None;
+        while self.stack.len() > pos {
+            last = self.pop(at).or(last);
+        }
+        self.formatting.remove(entry);
+        Ok(last)
+    }
+
+    /// Moves the end of region `index` (closed by an end tag) past that
+    /// tag.
+    fn fix_region_end(&mut self, index: usize, end: usize) {
+        if let Some(r) = self.regions.get_mut(index) {
+            r.end = end;
+        }
+    }
+
+    fn close_cell_or_caption(&mut self, at: usize) {
+        self.generate_implied_ends(None, at);
+        if self.mode == Mode::InCell {
+            while let Some(open) = self.stack.last() {
+                let cell = matches!(open.tag.as_str(), "td" | "th");
+                self.pop(at);
+                if cell {
+                    break;
+                }
+            }
+            self.mode = Mode::InRow;
+        } else {
+            self.close("caption", at);
+            self.mode = Mode::InTable;
+        }
+        self.clear_formatting_to_marker();
+    }
+
+    fn close_p(&mut self, at: usize) {
+        if self.in_scope("p", Scope::Button) {
+            self.generate_implied_ends(Some("p"), at);
+            self.close("p", at);
+        }
+    }
+
+    fn open_template(&mut self, attrs: &Attrs, at: usize) {
+        self.push_element("template", attrs, at, true);
+        self.formatting.push(Formatting::Marker);
+        self.templates = 1;
+    }
+
+    fn reset_mode(&mut self) {
+        for (i, open) in self.stack.iter().enumerate().rev() {
+            let last = i == 0;
+            self.mode = match open.tag.as_str() {
+                "select" => {
+                    let in_table = self.stack[..i].iter().any(|o| o.tag == "table");
+                    if in_table {
+                        Mode::InSelectInTable
+                    } else {
+                        Mode::InSelect
+                    }
+                }
+                "td" | "th" if !last => Mode::InCell,
+                "tr" => Mode::InRow,
+                "tbody" | "thead" | "tfoot" => Mode::InTableBody,
+                "caption" => Mode::InCaption,
+                "colgroup" => Mode::InColumnGroup,
+                "table" => Mode::InTable,
+                "body" => Mode::InBody,
+                // A template of the head closed: still in the head.
+                _ if last && self.elements.is_empty() => Mode::InHead,
+                _ if last => Mode::InBody,
+                _ => continue,
+            };
+            return;
+        }
+    }
+
+    fn clear_back_to(&mut self, context: &[&str], at: usize) {
+        while !context.contains(&self.top()) {
+            self.pop(at);
+        }
+    }
+
+    fn generate_implied_ends(&mut self, except: Option<&str>, at: usize) {
+        while matches!(
+            self.top(),
+            "dd" | "dt" | "li" | "optgroup" | "option" | "p" | "rb" | "rp" | "rt" | "rtc"
+        ) && Some(self.top()) != except
+        {
+            self.pop(at);
+        }
+    }
+
+    fn top(&self) -> &str {
+        self.stack.last().map_or("", |o| o.tag.as_str())
+    }
+
+    fn in_scope(&self, tag: &str, scope: Scope) -> bool {
+        self.stack_in_scope(|t| t == tag, scope)
+    }
+
+    fn in_scope_any(&self, tags: &[&str], scope: Scope) -> bool {
+        self.stack_in_scope(|t| tags.contains(&t), scope)
+    }
+
+    fn stack_in_scope(&self, wanted: impl Fn(&str) -> bool, scope: Scope) -> bool {
+        for o in self.stack.iter().rev() {
+            if wanted(&o.tag) {
+                return true;
+            }
+            if scope.bounds(&o.tag) {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Whether the element at stack position `pos` is in scope.
+    fn in_scope_at(&self, pos: usize, scope: Scope) -> bool {
+        !self.stack[pos + 1..].iter().any(|o| scope.bounds(&o.tag))
+    }
+
+    /// Pops up to and including the innermost open `tag`.
+    fn close(&mut self, tag: &str, end: usize) {
+        let Some(i) = self.stack.iter().rposition(|o| o.tag == tag) else {
+            return;
+        };
+        while self.stack.len() > i + 1 {
+            self.pop(end);
+        }
+        self.pop(end);
+    }
+
+    /// Pops the current element, which ends at `end`; the index of the
+    /// region it closed, if it was one.
+    fn pop(&mut self, end: usize) -> Option<usize> {
+        let open = self.stack.pop()?;
+        let start = open.region?;
+        self.regions.push(start..end);
+        self.open_matches -= 1;
+        Some(self.regions.len() - 1)
+    }
+
+    fn void(&mut self, tag: &str, attrs: &Attrs, span: Range<usize>) {
+        // A void element cannot be too deep to keep where its parent is.
+        if self.push(tag, attrs, span.start).is_ok() {
+            self.pop(span.end);
+        }
+    }
+
+    fn push_unseen(&mut self, tag: &str) {
+        self.next_id += 1;
+        self.stack.push(Open {
+            id: self.next_id,
+            tag: tag.to_string(),
+            level: 1,
+            element: NONE,
+            dropped: true,
+            anchor: false,
+            region: None,
+        });
+    }
+
+    fn push(&mut self, tag: &str, attrs: &Attrs, at: usize) -> Result<(), Unfollowed> {
+        if self.stack.len() as u32 > self.max_depth {
+            return Err(Unfollowed::Depth);
+        }
+        for name in ["id", "class"] {
+            if attrs
+                .attr(name)
+                .is_some_and(|a| a.first_token_has_char_ref())
+            {
+                return Err(Unfollowed::CharRef);
+            }
+        }
+        let dropped = canopy_dom::is_dropped_tag(tag)
+            || canopy_dom::is_hidden(attrs.iter().map(|a| (&*a.name, a.value)));
+        if self.push_element(tag, attrs, at, dropped) {
+            return Err(Unfollowed::FosteredOutOfRegion);
+        }
+        self.check_pattern_attrs(attrs)
+    }
+
+    /// A pattern's attribute whose value holds a character reference.
+    fn check_pattern_attrs(&self, attrs: &Attrs) -> Result<(), Unfollowed> {
+        let Some(ElementType::Attrs { attrs: want, .. }) = self.pattern.map(|p| &p.ty) else {
+            return Ok(());
+        };
+        if want.iter().any(|(name, _)| {
+            attrs
+                .attr(name)
+                .is_some_and(|a| a.first_token_has_char_ref())
+        }) {
+            return Err(Unfollowed::CharRef);
+        }
+        Ok(())
+    }
+
+    /// Pushes an element; whether it was put before a table that is a
+    /// region or inside one, so that it is in the region's bytes but not
+    /// in its subtree.
+    fn push_element(&mut self, tag: &str, attrs: &Attrs, at: usize, dropped: bool) -> bool {
+        let top = self.stack.len() - 1;
+        let table_content = matches!(
+            tag,
+            "caption"
+                | "colgroup"
+                | "col"
+                | "tbody"
+                | "thead"
+                | "tfoot"
+                | "tr"
+                | "td"
+                | "th"
+                | "table"
+                | "style"
+                | "script"
+                | "template"
+                | "form"
+        ) || (tag == "input"
+            && attrs
+                .get("type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("hidden")));
+        // Content straight in a table goes before it (foster parenting).
+        let parent_at = if is_table_part(&self.stack[top].tag) && !table_content {
+            self.stack
+                .iter()
+                .rposition(|o| o.tag == "table")
+                .map_or(top, |t| t.saturating_sub(1))
+        } else {
+            top
+        };
+        let leaves_region = self.stack[parent_at + 1..]
+            .iter()
+            .any(|o| o.region.is_some());
+        let parent = &self.stack[parent_at];
+        let level = parent.level + u32::from(parent.tag != "tbody");
+        let dropped = dropped || parent.dropped;
+        let (mut element, mut anchor, mut region) = (NONE, false, None);
+        if !dropped {
+            let start = self.labels.len() as u32;
+            step_label(tag, attrs.get("id"), attrs.get("class"), &mut self.labels);
+            element = self.elements.len() as u32;
+            self.elements.push(Element {
+                parent: parent.element,
+                label: start..self.labels.len() as u32,
+                tag_end: start + tag.len() as u32,
+            });
+            let (is_match, is_anchor) = self.types(tag, attrs, level, parent_at);
+            anchor = is_anchor;
+            if is_match && self.open_matches == 0 {
+                region = Some(at);
+                self.open_matches += 1;
+            }
+        }
+        self.next_id += 1;
+        self.stack.push(Open {
+            id: self.next_id,
+            tag: tag.to_string(),
+            level,
+            element,
+            dropped,
+            anchor,
+            region,
+        });
+        leaves_region
+    }
+
+    /// Whether an element is a match of the pattern, and whether it has
+    /// the type of the pattern's anchor.
+    fn types(&self, tag: &str, attrs: &Attrs, level: u32, parent_at: usize) -> (bool, bool) {
+        let Some(pattern) = self.pattern else {
+            return (false, false);
+        };
+        let have = |want: &[(String, String)]| {
+            want.iter()
+                .all(|(name, value)| attrs.get(name).is_some_and(|v| tolerant_form(v) == *value))
+        };
+        match &pattern.ty {
+            ElementType::Attrs {
+                tag: want,
+                attrs: want_attrs,
+            } => (
+                level == pattern.level && tag == want && have(want_attrs),
+                false,
+            ),
+            ElementType::Dfs { .. } => (false, false),
+            ElementType::Anchored { anchor, path } => {
+                let is_anchor = match anchor.as_deref() {
+                    Some(ElementType::Attrs {
+                        tag: want,
+                        attrs: want_attrs,
+                    }) => tag == want && have(want_attrs),
+                    Some(_) => false,
+                    None => tag == "body",
+                };
+                let is_match = level == pattern.level
+                    && path.last().is_some_and(|own| own == tag)
+                    && level
+                        .checked_sub(path.len() as u32)
+                        .is_some_and(|anchor_level| {
+                            self.stack[..=parent_at]
+                                .iter()
+                                .any(|o| o.anchor && o.level == anchor_level && o.tag != "tbody")
+                        });
+                (is_match, is_anchor && tag != "tbody")
+            }
+        }
+    }
+
+    // The list of active formatting elements.
+
+    fn push_formatting(&mut self, tag: &str, attrs: &Attrs, at: usize) -> Result<(), Unfollowed> {
+        self.push(tag, attrs, at)?;
+        let id = self.stack[self.stack.len() - 1].id;
+        let mut owned: Vec<(String, String)> = attrs
+            .iter()
+            .map(|a| (a.name.to_string(), a.value.to_string()))
+            .collect();
+        owned.sort();
+        // Noah's Ark: at most three entries alike since the last marker.
+        let since_marker = self
+            .formatting
+            .iter()
+            .rposition(|f| matches!(f, Formatting::Marker))
+            .map_or(0, |m| m + 1);
+        let alike: Vec<usize> = (since_marker..self.formatting.len())
+            .filter(|&i| {
+                matches!(&self.formatting[i],
+                    Formatting::Element { tag: t, attrs: a, .. } if t == tag && *a == owned)
+            })
+            .collect();
+        if alike.len() >= 3 {
+            self.formatting.remove(alike[0]);
+        }
+        self.formatting.push(Formatting::Element {
+            id,
+            tag: tag.to_string(),
+            attrs: owned,
+        });
+        Ok(())
+    }
+
+    /// The last entry for `tag` since the last marker.
+    fn formatting_index(&self, tag: &str) -> Option<usize> {
+        for (i, f) in self.formatting.iter().enumerate().rev() {
+            match f {
+                Formatting::Marker => return None,
+                Formatting::Element { tag: t, .. } if t == tag => return Some(i),
+                Formatting::Element { .. } => {}
+            }
+        }
+        None
+    }
+
+    fn formatting_has(&self, id: u32) -> bool {
+        self.formatting
+            .iter()
+            .any(|f| matches!(f, Formatting::Element { id: i, .. } if *i == id))
+    }
+
+    fn on_stack(&self, id: u32) -> bool {
+        self.stack.iter().rev().any(|o| o.id == id)
+    }
+
+    fn reconstruction_pending(&self) -> bool {
+        matches!(self.formatting.last(), Some(Formatting::Element { id, .. }) if !self.on_stack(*id))
+    }
+
+    /// Opens again the formatting elements closed by something other than
+    /// their own end tag since the last marker, as the tree does before
+    /// text and inline tags.
+    fn reconstruct(&mut self, at: usize) -> Result<(), Unfollowed> {
+        if !self.reconstruction_pending() {
+            return Ok(());
+        }
+        let mut first = self.formatting.len() - 1;
+        while first > 0 {
+            match &self.formatting[first - 1] {
+                Formatting::Element { id, .. } if !self.on_stack(*id) => first -= 1,
+                _ => break,
+            }
+        }
+        for i in first..self.formatting.len() {
+            let Formatting::Element { tag, attrs, .. } = &self.formatting[i] else {
+                continue;
+            };
+            let (tag, attrs) = (tag.clone(), attrs.clone());
+            let mut view = Attrs::default();
+            for (name, value) in &attrs {
+                view.push(name, value);
+            }
+            self.push(&tag, &view, at)?;
+            let id = self.stack[self.stack.len() - 1].id;
+            if let Formatting::Element { id: entry, .. } = &mut self.formatting[i] {
+                *entry = id;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear_formatting_to_marker(&mut self) {
+        while let Some(f) = self.formatting.pop() {
+            if matches!(f, Formatting::Marker) {
+                break;
+            }
+        }
+    }
+}
+
+/// The element kinds that bound a scope.
+#[derive(Clone, Copy)]
+enum Scope {
+    Default,
+    ListItem,
+    Button,
+    Table,
+}
+
+impl Scope {
+    fn bounds(self, tag: &str) -> bool {
+        let default = || {
+            matches!(
+                tag,
+                "applet"
+                    | "caption"
+                    | "html"
+                    | "table"
+                    | "td"
+                    | "th"
+                    | "marquee"
+                    | "object"
+                    | "template"
+            )
+        };
+        match self {
+            Scope::Default => default(),
+            Scope::ListItem => default() || matches!(tag, "ol" | "ul"),
+            Scope::Button => default() || tag == "button",
+            Scope::Table => matches!(tag, "html" | "table" | "template"),
+        }
+    }
+}
+
+/// The quirks mode a doctype sets, as far as a `<table>` in a `<p>` is
+/// concerned (the HTML standard's lists, their common entries).
+fn quirks_of(doctype: &str) -> DocumentMode {
+    let d = doctype.to_ascii_lowercase();
+    let d = d.split_whitespace().collect::<Vec<_>>().join(" ");
+    if d == "<!doctype html>" || d == "<!doctype html >" {
+        return DocumentMode::NoQuirks;
+    }
+    let has_system = d.contains("http://") || d.contains("https://");
+    if d.contains("xhtml 1.0 transitional")
+        || d.contains("xhtml 1.0 frameset")
+        || d.contains("xhtml 1.0 strict")
+        || d.contains("xhtml 1.1")
+        || d.contains("xhtml basic")
+        || d.contains("html 4.01//en")
+        || ((d.contains("html 4.01 transitional") || d.contains("html 4.01 frameset"))
+            && has_system)
+    {
+        return DocumentMode::NoQuirks;
+    }
+    if d.contains("html 4.01 transitional")
+        || d.contains("html 4.01 frameset")
+        || d.contains("html 4.0 transitional")
+        || d.contains("html 3.2")
+    {
+        return DocumentMode::Quirks;
+    }
+    DocumentMode::Unknown
+}
+
+fn is_blank(text: &str) -> bool {
+    text.bytes()
+        .all(|b| matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' '))
+}
+
+fn is_heading(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
+fn is_table_part(tag: &str) -> bool {
+    matches!(tag, "table" | "tbody" | "thead" | "tfoot" | "tr")
+}
+
+/// The head's elements, which go to the head before the body opens.
+fn is_head_element(tag: &str) -> bool {
+    matches!(
+        tag,
+        "base"
+            | "basefont"
+            | "bgsound"
+            | "link"
+            | "meta"
+            | "title"
+            | "noscript"
+            | "noframes"
+            | "style"
+            | "script"
+    )
+}
+
+fn is_void(tag: &str) -> bool {
+    matches!(
+        tag,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+            | "keygen"
+    )
+}
+
+/// The HTML standard's special elements.
+fn is_special(tag: &str) -> bool {
+    matches!(
+        tag,
+        "address"
+            | "applet"
+            | "area"
+            | "article"
+            | "aside"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "blockquote"
+            | "body"
+            | "br"
+            | "button"
+            | "caption"
+            | "center"
+            | "col"
+            | "colgroup"
+            | "dd"
+            | "details"
+            | "dir"
+            | "div"
+            | "dl"
+            | "dt"
+            | "embed"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "frame"
+            | "frameset"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "head"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "html"
+            | "iframe"
+            | "img"
+            | "input"
+            | "keygen"
+            | "li"
+            | "link"
+            | "listing"
+            | "main"
+            | "marquee"
+            | "menu"
+            | "meta"
+            | "nav"
+            | "noembed"
+            | "noframes"
+            | "noscript"
+            | "object"
+            | "ol"
+            | "p"
+            | "param"
+            | "plaintext"
+            | "pre"
+            | "script"
+            | "search"
+            | "section"
+            | "select"
+            | "source"
+            | "style"
+            | "summary"
+            | "table"
+            | "tbody"
+            | "td"
+            | "template"
+            | "textarea"
+            | "tfoot"
+            | "th"
+            | "thead"
+            | "title"
+            | "tr"
+            | "track"
+            | "ul"
+            | "wbr"
+            | "xmp"
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,168 @@
+use canopy_dom::{Deadline, Document, DomOptions};
+use canopy_forest::{ElementType, Pattern};
+
+use crate::{follow, Unfollowed};
+
+/// The body's elements as paths of step labels from `<body>`, sorted.
+fn paths(elements: impl Iterator<Item = (Option<usize>, String)>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (parent, label) in elements {
+        let path = parent.map_or(label.clone(), |p| format!("{}/{label}", out[p]));
+        out.push(path);
+    }
+    out.sort();
+    out
+}
+
+/// Asserts the pass follows `html` and finds the tree's elements; returns
+/// them.
+fn agrees(html: &str) -> Vec<String> {
+    let pass = follow(html, None, 512, 1 << 20).expect("the pass follows the page");
+    let doc = Document::parse_within(html, &DomOptions::default(), Deadline::after(None))
+        .expect("the page parses");
+    let body = doc.body();
+    let mut index = std::collections::HashMap::new();
+    let mut tree = Vec::new();
+    for n in body..doc.node(body).end {
+        if let canopy_dom::NodeData::Element(e) = &doc.node(n).data {
+            let parent = doc.node(n).parent.and_then(|p| index.get(&p).copied());
+            let mut label = String::new();
+            canopy_cluster::step_label(&e.tag, doc.attr(n, "id"), doc.attr(n, "class"), &mut label);
+            index.insert(n, tree.len());
+            tree.push((parent, label));
+        }
+    }
+    let tree = paths(tree.into_iter());
+    let stream = paths(pass.elements().map(|(p, l)| (p, l.to_string())));
+    assert_eq!(stream, tree, "{html}");
+    assert_eq!(pass.signature(), canopy_cluster::Signature::of(&doc));
+    stream
+}
+
+#[test]
+fn implied_ends_of_paragraphs_and_list_items() {
+    let found = agrees("<p>a<div>b</div><ul><li>c<li>d<p>e</ul></p><dl><dt>x<dd>y</dl>");
+    assert!(found.contains(&"body/p".to_string()), "{found:?}");
+    // `</p>` with no paragraph open makes an empty one.
+    assert!(
+        found.iter().filter(|p| *p == "body/p").count() == 2,
+        "{found:?}"
+    );
+}
+
+#[test]
+fn tables_imply_sections_and_rows_and_foster_what_is_not_theirs() {
+    let found = agrees(
+        "<table><td>a<td>b<tr><th>c</table>\
+         <table><div class=lost>d</div><tr><td><table><td>e</table></table>",
+    );
+    assert!(found.contains(&"body/table/tbody/tr/td".to_string()));
+    assert!(found.contains(&"body/div.lost".to_string()), "{found:?}");
+    agrees("<table><caption>c<td>x</table><table><col><tr><td>y</table>");
+    agrees("<table><tr><td><select><option>a<td>b</table>");
+}
+
+#[test]
+fn formatting_elements_closed_early_open_again() {
+    // `</p>` closes the `<b>`; the tree opens a copy for the next text.
+    let found = agrees("<p><b class=k>bold</p>more<p>next");
+    assert!(found.contains(&"body/b.k".to_string()), "{found:?}");
+    agrees("<a href=1>one<a href=2>two</a><i><i><i><i>four</i></i></i></i>");
+    agrees("<table><tr><td><b>x</td><td>y</b></table>z");
+}
+
+#[test]
+fn head_elements_and_a_late_body_tag() {
+    agrees("<html><head><title>t</title><meta charset=utf-8><noscript><p>n</p></noscript></head><body class=a>x<body id=b class=c><meta name=in-body>");
+    agrees("<title>t</title>text before any tag<link rel=x>");
+    agrees("<template><div>hidden</div></template><div hidden>h</div><div style='display: none'>n</div><svg><g/></svg>");
+}
+
+#[test]
+fn what_the_tree_restructures_takes_the_full_parse() {
+    let unfollowed = |html: &str| follow(html, None, 512, 1 << 20).err();
+    assert_eq!(
+        unfollowed("<a href=x><div>block</a>"),
+        Some(Unfollowed::Adoption)
+    );
+    assert_eq!(unfollowed("<b><p>x</b>y"), Some(Unfollowed::Adoption));
+    assert_eq!(
+        unfollowed("<form><div></form>"),
+        Some(Unfollowed::FormInside)
+    );
+    assert_eq!(unfollowed("<frameset>"), Some(Unfollowed::Frameset));
+    assert_eq!(unfollowed("<svg><div>"), Some(Unfollowed::Foreign));
+    assert_eq!(
+        unfollowed("<div class='&#97;b'>"),
+        Some(Unfollowed::CharRef)
+    );
+    assert_eq!(
+        follow("<div><div>", None, 2, 1 << 20).err(),
+        Some(Unfollowed::Depth)
+    );
+    assert_eq!(follow("<p>", None, 512, 2).err(), Some(Unfollowed::TooLong));
+    let prose = format!(
+        "<div><noscript>{}</noscript>",
+        "<p>words enough to be prose. ".repeat(30)
+    );
+    assert_eq!(unfollowed(&prose), Some(Unfollowed::NoscriptFallback));
+    // Under a doctype the pass does not classify, a table in a paragraph
+    // may or may not close it.
+    assert_eq!(
+        unfollowed("<!DOCTYPE html PUBLIC \"-//IETF//DTD HTML//EN\"><p><table>"),
+        Some(Unfollowed::Quirks)
+    );
+}
+
+#[test]
+fn a_table_in_a_paragraph_follows_the_quirks_mode() {
+    // No doctype: quirks, the paragraph holds the table.
+    let quirks = agrees("<p><table><td>x</table>");
+    assert!(quirks.contains(&"body/p/table".to_string()), "{quirks:?}");
+    let standard = agrees("<!DOCTYPE html><p><table><td>x</table>");
+    assert!(standard.contains(&"body/table".to_string()), "{standard:?}");
+}
+
+#[test]
+fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
+    let html = "<div class=main><p>one</div><div class=main><p>two<div class=main>in</div></div><div class=other>x</div><div class=main><p>three<section>";
+    let pattern = Pattern {
+        ty: ElementType::Attrs {
+            tag: "div".into(),
+            attrs: vec![("class".into(), "main".into())],
+        },
+        level: 2,
+    };
+    let pass = follow(html, Some(&pattern), 512, 1 << 20).expect("followed");
+    let table = Pattern {
+        ty: ElementType::Attrs {
+            tag: "table".into(),
+            attrs: vec![("class".into(), "main".into())],
+        },
+        level: 2,
+    };
+    // Content the tree puts before the table is in the table's bytes.
+    assert_eq!(
+        follow(
+            "<table class=main><div>x</div><td>y</table>",
+            Some(&table),
+            512,
+            1 << 20
+        )
+        .err(),
+        Some(Unfollowed::FosteredOutOfRegion)
+    );
+    let regions: Vec<&str> = pass
+        .regions
+        .iter()
+        .map(|r| html.get(r.clone()).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        regions,
+        [
+            "<div class=main><p>one</div>",
+            "<div class=main><p>two<div class=main>in</div></div>",
+            "<div class=main><p>three<section>",
+        ]
+    );
+}
