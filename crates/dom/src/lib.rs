@@ -72,12 +72,39 @@ pub struct DomOptions {
     /// (lowercase) strings opens a flat section that is dropped to the end
     /// of its container (the comments of old blog layouts).
     pub section_anchors: Vec<String>,
+    /// The rendered text bytes of the whole page ([`page_text_bytes`]) when
+    /// the input is a part of it (the region of a known template that a
+    /// streaming pass found): the drop list's guard weighs a named element
+    /// against the page's text, not the part's.
+    pub page_text: Option<usize>,
 }
 
 impl DomOptions {
     /// Whether an `id` or a class token names a role of the drop list.
     fn names_role(&self, name: &str) -> bool {
         contains_any(name, &self.drop_id_class)
+    }
+
+    /// Whether the drop list names an element (its `id`, or a class token
+    /// other than a topic's or a publishing state's) that the markup does
+    /// not call the main content ([`marks_main_content`]): it is dropped
+    /// when it holds less than half of the page's text. `attr` gives the
+    /// element's attribute of a name.
+    pub fn names_dropped_role<'a>(
+        &self,
+        tag: &str,
+        attr: impl Fn(&str) -> Option<&'a str>,
+    ) -> bool {
+        !self.drop_id_class.is_empty()
+            && (attr("id").is_some_and(|id| self.names_role(id))
+                || attr("class").is_some_and(|class| {
+                    class.split_ascii_whitespace().any(|token| {
+                        !is_taxonomy_class(token)
+                            && !is_state_class(token)
+                            && self.names_role(token)
+                    })
+                }))
+            && !marks_main_content(tag, attr)
     }
 }
 
@@ -160,6 +187,7 @@ impl Default for DomOptions {
             max_nodes: 2_000_000,
             drop_id_class: Vec::new(),
             section_anchors: Vec::new(),
+            page_text: None,
         }
     }
 }
@@ -223,17 +251,14 @@ pub struct Document {
     pub truncated: bool,
 }
 
-/// Per build node: whether the drop list (`drop`) names it and it is
+/// Per build node: whether the drop list names it and it is
 /// dropped, holding less than half of the page's text and not called the
 /// article by the markup ([`marks_main_content`]). A name is a guess
 /// from a word ("menu", "footer", "promo"); an element that holds most of
 /// the page is its layout, whatever it is called (a
 /// `region-body-and-footer` column, a menu script's wrapper of the whole
 /// page), and dropping it would empty the page.
-fn role_drops(
-    build: &[sink::BuildNode],
-    drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
-) -> Vec<bool> {
+fn role_drops(build: &[sink::BuildNode], options: &DomOptions) -> Vec<bool> {
     let mut dropped = vec![false; build.len()];
     let named: Vec<usize> = (0..build.len())
         .filter(|&h| match &build[h].data {
@@ -244,7 +269,7 @@ fn role_drops(
                         .find(|a| &*a.name.local == name)
                         .map(|a| &*a.value)
                 };
-                !marks_main_content(&build[h].name.local, attr) && drop(attrs)
+                options.names_dropped_role(&build[h].name.local, attr)
             }
             _ => false,
         })
@@ -253,8 +278,9 @@ fn role_drops(
         return dropped;
     }
     let bytes = text_bytes(build);
+    let page = options.page_text.unwrap_or(bytes[0]);
     for h in named {
-        dropped[h] = 2 * bytes[h] < bytes[0];
+        dropped[h] = 2 * bytes[h] < page;
     }
     dropped
 }
@@ -279,6 +305,67 @@ pub fn has_token(value: Option<&str>, wanted: &[&str]) -> bool {
         v.split_ascii_whitespace()
             .any(|t| wanted.iter().any(|w| t.eq_ignore_ascii_case(w)))
     })
+}
+
+/// html5ever's tree of the page with its script fallbacks taken, and
+/// whether the page was cut (its bytes, a budget, nesting flattened).
+fn build_tree(
+    html: &str,
+    options: &DomOptions,
+    deadline: Deadline,
+) -> Result<(Sink, bool), OverBudget> {
+    let mut truncated = false;
+    let input = if html.len() > options.max_bytes {
+        truncated = true;
+        let mut cut = options.max_bytes;
+        while !html.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        html.get(..cut).unwrap_or("")
+    } else {
+        html
+    };
+    let sink = Sink::new(options.max_depth, deadline, input.len());
+    let builder = TreeBuilder::new(sink, Default::default());
+    let tokenizer = Tokenizer::new(
+        budget::Budgeted::new(builder, options.max_nodes),
+        Default::default(),
+    );
+    match feed_in_slices(&tokenizer, input, deadline) {
+        Fed::Whole => {}
+        Fed::Cut => truncated = true,
+        Fed::OverBudget { bytes_parsed } => {
+            let over = OverBudget {
+                bytes_parsed,
+                nodes: tokenizer.sink.builder.sink.nodes.borrow().len(),
+            };
+            return Err(over);
+        }
+    }
+    tokenizer.end();
+    let (sink, ended) =
+        fallback::take_fallbacks(tokenizer.sink.builder.sink, options.max_nodes, deadline);
+    match ended {
+        fallback::Ended::Parsed { cut } => truncated |= cut,
+        fallback::Ended::OverBudget => {
+            let over = OverBudget {
+                bytes_parsed: input.len(),
+                nodes: sink.nodes.borrow().len(),
+            };
+            return Err(over);
+        }
+    }
+    truncated |= sink.flattened.get();
+    Ok((sink, truncated))
+}
+
+/// The rendered text bytes of a page: its text outside the elements that
+/// are never rendered ([`is_dropped_tag`]), what the drop list's guard
+/// weighs a named element against. A streaming pass over a page counts
+/// the same from its bytes ([`DomOptions::page_text`]).
+pub fn page_text_bytes(html: &str, options: &DomOptions) -> Result<usize, OverBudget> {
+    let (sink, _) = build_tree(html, options, Deadline::after(None))?;
+    Ok(text_bytes(&sink.nodes.into_inner())[0])
 }
 
 /// Bytes of rendered text in each build node's subtree (text outside the
@@ -528,75 +615,21 @@ impl Document {
         options: &DomOptions,
         deadline: Deadline,
     ) -> (Document, Option<OverBudget>) {
-        let drop = |attrs: &[html5ever::Attribute]| {
-            !options.drop_id_class.is_empty()
-                && attrs.iter().any(|a| match &*a.name.local {
-                    "id" => options.names_role(&a.value),
-                    "class" => a.value.split_ascii_whitespace().any(|token| {
-                        !is_taxonomy_class(token)
-                            && !is_state_class(token)
-                            && options.names_role(token)
-                    }),
-                    _ => false,
-                })
+        let (sink, truncated) = match build_tree(html, options, deadline) {
+            Ok(built) => built,
+            Err(over) => return (Document::default(), Some(over)),
         };
-        let mut truncated = false;
-        let input = if html.len() > options.max_bytes {
-            truncated = true;
-            let mut cut = options.max_bytes;
-            while !html.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            html.get(..cut).unwrap_or("")
-        } else {
-            html
-        };
-        let sink = Sink::new(options.max_depth, deadline, input.len());
-        let builder = TreeBuilder::new(sink, Default::default());
-        let tokenizer = Tokenizer::new(
-            budget::Budgeted::new(builder, options.max_nodes),
-            Default::default(),
-        );
-        match feed_in_slices(&tokenizer, input, deadline) {
-            Fed::Whole => {}
-            Fed::Cut => truncated = true,
-            Fed::OverBudget { bytes_parsed } => {
-                let over = OverBudget {
-                    bytes_parsed,
-                    nodes: tokenizer.sink.builder.sink.nodes.borrow().len(),
-                };
-                return (Document::default(), Some(over));
-            }
-        }
-        tokenizer.end();
-        let (sink, ended) =
-            fallback::take_fallbacks(tokenizer.sink.builder.sink, options.max_nodes, deadline);
-        match ended {
-            fallback::Ended::Parsed { cut } => truncated |= cut,
-            fallback::Ended::OverBudget => {
-                let over = OverBudget {
-                    bytes_parsed: input.len(),
-                    nodes: sink.nodes.borrow().len(),
-                };
-                return (Document::default(), Some(over));
-            }
-        }
-        truncated |= sink.flattened.get();
-        let mut doc = Self::from_build_tree(sink, &drop, &options.section_anchors);
+        let mut doc = Self::from_build_tree(sink, options);
         doc.truncated = truncated;
         (doc, None)
     }
 
     /// Lays out the kept nodes of the build tree in depth-first order.
-    fn from_build_tree(
-        sink: Sink,
-        drop: &dyn Fn(&[html5ever::Attribute]) -> bool,
-        section_anchors: &[String],
-    ) -> Document {
+    fn from_build_tree(sink: Sink, options: &DomOptions) -> Document {
         let attrs = sink.attr_count();
         let build = sink.nodes.into_inner();
-        let comment_sections = comment_section_starts(&build, section_anchors);
-        let role_drops = role_drops(&build, drop);
+        let comment_sections = comment_section_starts(&build, &options.section_anchors);
+        let role_drops = role_drops(&build, options);
         let mut doc = Document::default();
         // At most every build node and attribute is kept.
         doc.nodes.reserve(build.len());

@@ -801,3 +801,37 @@ fn raw_text_elements_at_the_depth_cap_give_no_text() {
         assert_eq!(text, "Words.\nMore.", "{depth} divs");
     }
 }
+
+/// A part of a page (a region a streaming pass found) parsed alone: the
+/// drop list's guard weighs a named block against the page's text when
+/// `page_text` gives it, not against the part's.
+#[test]
+fn a_region_parsed_alone_weighs_named_blocks_against_the_page() {
+    let region =
+        "<div class=story>A story of twenty bytes<div class=promo>Subscribe now</div></div>";
+    let options = DomOptions {
+        drop_id_class: vec!["promo".into()],
+        ..Default::default()
+    };
+    // Alone, the region's promo holds a third of its text: dropped.
+    let alone = Document::parse(region, &options);
+    assert_eq!(alone.inner_text(alone.body()), "A story of twenty bytes");
+    // The page's text, counted the same way, is what the guard weighs.
+    assert_eq!(page_text_bytes(region, &options), Ok(23 + 13));
+    // Told the page holds only 20 bytes, the promo holds most of it: kept.
+    let small_page = DomOptions {
+        page_text: Some(20),
+        ..options
+    };
+    let kept = Document::parse(region, &small_page);
+    assert!(kept.inner_text(kept.body()).contains("Subscribe now"));
+}
+
+#[test]
+fn the_pages_text_bytes_leave_out_unrendered_elements_and_trim_each_text() {
+    let options = DomOptions::default();
+    let html =
+        "<title> T </title><p> a &amp; b </p><script>var x;</script><p hidden>hid</p><!-- c -->";
+    // "T", "a & b", "hid": a hidden element's text counts, a script's not.
+    assert_eq!(page_text_bytes(html, &options), Ok(1 + 5 + 3));
+}

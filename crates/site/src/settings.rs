@@ -157,6 +157,7 @@ impl SiteSettings {
                     .iter()
                     .map(|s| s.to_lowercase())
                     .collect(),
+                page_text: None,
             },
             forest: ForestOptions {
                 measure,

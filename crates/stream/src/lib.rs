@@ -18,31 +18,34 @@
 //! on every page of the corpora).
 
 mod scan;
+mod text_len;
 mod tree;
 
 pub use scan::{raw_text, scan, Attr, Attrs, Stop, Token};
 pub use tree::{Pass, Unfollowed};
 
+use canopy_dom::DomOptions;
 use canopy_forest::{ElementType, Pattern};
 
 /// Follows `html` through the tree builder's stack; `pattern`'s matches
-/// become the pass's regions. `max_depth` and `max_bytes` are the parse's
-/// (`canopy_dom::DomOptions`): a page past them takes the full parse.
+/// become the pass's regions. `options` are the parse's
+/// (`canopy_dom::DomOptions`): a page past its depth or byte cap takes the
+/// full parse, and a region inside a block the drop list names and the
+/// tree drops is left out.
 pub fn follow(
     html: &str,
     pattern: Option<&Pattern>,
-    max_depth: u32,
-    max_bytes: usize,
+    options: &DomOptions,
 ) -> Result<Pass, Unfollowed> {
-    if html.len() > max_bytes {
+    if html.len() > options.max_bytes {
         return Err(Unfollowed::TooLong);
     }
     if pattern.is_some_and(|p| matches!(p.ty, ElementType::Dfs { .. })) {
         return Err(Unfollowed::DfsPattern);
     }
-    let mut tree = tree::Tree::new(html, pattern, max_depth);
+    let mut tree = tree::Tree::new(html, pattern, options);
     match scan(html, |token| tree.token(token)) {
-        Ok(()) => Ok(tree.finish()),
+        Ok(()) => tree.finish(),
         Err(Stop::Consumer(why)) => Err(why),
         Err(Stop::ForeignBreakout) => Err(Unfollowed::Foreign),
     }

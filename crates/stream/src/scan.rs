@@ -33,6 +33,8 @@ pub enum Token<'t, 'a> {
     Text(Range<usize>),
     /// A doctype, whole.
     Doctype(Range<usize>),
+    /// A comment (or a bogus one: `<?…>`, `</1…>`, `<!x…>`).
+    Comment,
 }
 
 /// Why the scan stopped before the page's end.
@@ -155,7 +157,13 @@ pub fn scan<'a, E>(
             b'!' => comment_end(bytes, start, !foreign.stack.is_empty()),
             b'?' => to_gt(bytes, start + 1),
             b'/' => match rest.get(1) {
-                Some(b'>') => start + 3,
+                Some(b'>') => {
+                    // `</>` is nothing: no tag, no comment.
+                    text(&mut on, text_from..start, &foreign).map_err(Stop::Consumer)?;
+                    at = start + 3;
+                    text_from = at;
+                    continue;
+                }
                 Some(c) if c.is_ascii_alphabetic() => {
                     let name_end = name_end(bytes, start + 2);
                     let Some(end) = read_attrs(html, name_end, &mut attrs) else {
@@ -249,6 +257,8 @@ pub fn scan<'a, E>(
                 .is_some_and(|d| d.eq_ignore_ascii_case(b"doctype"))
         {
             on(Token::Doctype(start..at)).map_err(Stop::Consumer)?;
+        } else if foreign.stack.is_empty() {
+            on(Token::Comment).map_err(Stop::Consumer)?;
         }
         text_from = at;
         if at >= bytes.len() {

@@ -7,26 +7,29 @@
 //! in, tables (implied `tbody` and `tr`, foster parenting, the insertion
 //! modes of tables, rows, cells, captions and column groups), the list of
 //! active formatting elements (a `<b>` closed by a block's end is opened
-//! again, as many times as the tree does, at the next text or inline tag),
-//! `<select>`, the form pointer, and the head's elements before the body.
-//! Where the tree builder would move elements already built (the adoption
-//! agency around a block, a form removed from the middle of the stack, a
-//! frameset) or where the outcome hangs on what the pass does not read,
-//! it stops with the reason ([`Unfollowed`]): the page takes the full
-//! parse.
+//! again, as many times as the tree does, at the next text or inline tag)
+//! and the adoption agency (a block moved out of a formatting element
+//! closed around it), `<select>`, the form pointer, and the head's elements
+//! before the body. It counts the page's rendered text as `canopy_dom`
+//! does, and leaves out the regions the drop list's page-wide rules drop.
+//! Where the tree builder would move elements among which a region may be,
+//! or where the outcome hangs on what the pass does not read, it stops
+//! with the reason ([`Unfollowed`]): the page takes the full parse.
 
 use std::ops::Range;
 
 use canopy_cluster::{path_hash, step_label, Signature};
+use canopy_dom::DomOptions;
 use canopy_forest::{tolerant_form, ElementType, Pattern};
 
 use crate::scan::{Attrs, Token};
+use crate::text_len::Piece;
 
 /// Why a page takes the full parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Unfollowed {
-    /// The adoption agency restructures: a formatting element (`<a>`,
-    /// `<b>`, `<font>`…) closed around a block it holds.
+    /// The adoption agency moves elements among which a region of the
+    /// pattern may be, or a dropped element is.
     Adoption,
     /// `</form>` for a form that is not the current element: the tree
     /// removes it from the middle of the stack.
@@ -61,7 +64,7 @@ pub enum Unfollowed {
 impl Unfollowed {
     pub fn as_str(self) -> &'static str {
         match self {
-            Unfollowed::Adoption => "a formatting element closed around a block",
+            Unfollowed::Adoption => "the adoption agency moving a region or a dropped element",
             Unfollowed::FormInside => "a form closed inside other elements",
             Unfollowed::Frameset => "a frameset",
             Unfollowed::Foreign => "HTML inside svg or math",
@@ -97,11 +100,18 @@ struct Open {
     element: u32,
     /// Not in the tree: a dropped tag or a hidden element, or inside one.
     dropped: bool,
+    /// A dropped tag or inside one: its text is not the page's rendered
+    /// text (a hidden element's is).
+    unrendered: bool,
     /// Whether it has the type of the pattern's anchor.
     anchor: bool,
     /// Where it starts, when it is a match of the pattern (outside any
     /// other match).
     region: Option<usize>,
+    /// Where its start tag is (or what opened it implied).
+    start: usize,
+    /// Whether the drop list names it (`DomOptions::names_dropped_role`).
+    named: bool,
 }
 
 /// An entry of the list of active formatting elements.
@@ -146,6 +156,10 @@ pub struct Pass {
     /// The byte ranges of the pattern's matches (outermost ones), in
     /// document order.
     pub regions: Vec<Range<usize>>,
+    /// The page's rendered text bytes, as `canopy_dom::page_text_bytes`
+    /// counts them: what a region's parse gives the drop list's guard
+    /// (`DomOptions::page_text`).
+    pub text_bytes: usize,
     pub(crate) elements: Vec<Element>,
     pub(crate) labels: String,
 }
@@ -168,19 +182,34 @@ impl Pass {
     /// The page's template signature, as [`Signature::of`] gives it for
     /// the tree.
     pub fn signature(&self) -> Signature {
-        let mut full = Vec::with_capacity(self.elements.len());
-        let mut tags = Vec::with_capacity(self.elements.len());
-        let mut own = Vec::with_capacity(self.elements.len());
-        for e in &self.elements {
-            let label = self.label(e.label.start, e.label.end);
-            let tag = self.label(e.label.start, e.tag_end);
-            let (parent_path, parent_tags) = match e.parent {
-                NONE => (0, 0),
-                p => (full[p as usize], tags[p as usize]),
-            };
-            full.push(path_hash(parent_path, label));
-            tags.push(path_hash(parent_tags, tag));
-            own.push(path_hash(parent_tags, label));
+        let n = self.elements.len();
+        let (mut full, mut tags, mut own) = (vec![0; n], vec![0; n], vec![0; n]);
+        let mut done = vec![false; n];
+        let mut chain = Vec::new();
+        for i in 0..n {
+            // The adoption agency gives some elements a parent made after
+            // them: hash each element's unhashed ancestors first.
+            let mut at = i;
+            while !done[at] {
+                chain.push(at);
+                match self.elements[at].parent {
+                    NONE => break,
+                    p => at = p as usize,
+                }
+            }
+            while let Some(e) = chain.pop() {
+                let element = &self.elements[e];
+                let label = self.label(element.label.start, element.label.end);
+                let tag = self.label(element.label.start, element.tag_end);
+                let (parent_path, parent_tags) = match element.parent {
+                    NONE => (0, 0),
+                    p => (full[p as usize], tags[p as usize]),
+                };
+                full[e] = path_hash(parent_path, label);
+                tags[e] = path_hash(parent_tags, tag);
+                own[e] = path_hash(parent_tags, label);
+                done[e] = true;
+            }
         }
         Signature::from_parts(full, own)
     }
@@ -190,7 +219,7 @@ impl Pass {
 pub(crate) struct Tree<'a> {
     html: &'a str,
     pattern: Option<&'a Pattern>,
-    max_depth: u32,
+    options: &'a DomOptions,
     mode: Mode,
     stack: Vec<Open>,
     formatting: Vec<Formatting>,
@@ -204,19 +233,46 @@ pub(crate) struct Tree<'a> {
     next_id: u32,
     open_matches: usize,
     regions: Vec<Range<usize>>,
+    /// Each region's open ancestors (ids), and those of the region open.
+    regions_ancestors: Vec<Vec<u32>>,
+    open_region_ancestors: Vec<u32>,
+    /// The closed blocks the drop list names: id, and the page's text
+    /// counted when each opened and when it closed. The tree drops those
+    /// holding less than half of the page's text.
+    named_blocks: Vec<(u32, Range<usize>)>,
+    /// Where the page's text count stood when each open named block opened.
+    named_open: Vec<(u32, usize)>,
+    /// The comment sections the page's empty anchors start
+    /// (`DomOptions::section_anchors`): the open id of the section's
+    /// container, and where its first block starts. The tree drops that
+    /// block and its later siblings.
+    sections: Vec<(u32, usize)>,
+    /// An open `<a>` that may be such an anchor: its id, the nodes made
+    /// when it opened (it counts only if it stays empty) and its start.
+    anchor: Option<(u32, u64, usize)>,
+    /// Nodes made so far: elements, texts and comments.
+    nodes_made: u64,
     elements: Vec<Element>,
     labels: String,
     /// `<body>`'s id and class, with those a later `<body>` tag adds.
     body_id: Option<String>,
     body_class: Option<String>,
+    text_bytes: usize,
+    /// The text node being read: runs of text join until an element opens
+    /// or closes, or a comment comes.
+    text_node: Option<Piece>,
 }
 
 impl<'a> Tree<'a> {
-    pub(crate) fn new(html: &'a str, pattern: Option<&'a Pattern>, max_depth: u32) -> Self {
+    pub(crate) fn new(
+        html: &'a str,
+        pattern: Option<&'a Pattern>,
+        options: &'a DomOptions,
+    ) -> Self {
         Tree {
             html,
             pattern,
-            max_depth,
+            options,
             mode: Mode::BeforeHead,
             stack: vec![Open {
                 id: 0,
@@ -224,8 +280,11 @@ impl<'a> Tree<'a> {
                 level: 0,
                 element: NONE,
                 dropped: false,
+                unrendered: false,
                 anchor: false,
                 region: None,
+                start: 0,
+                named: false,
             }],
             formatting: Vec::new(),
             form_open: false,
@@ -234,10 +293,19 @@ impl<'a> Tree<'a> {
             next_id: 1,
             open_matches: 0,
             regions: Vec::new(),
+            regions_ancestors: Vec::new(),
+            open_region_ancestors: Vec::new(),
+            named_blocks: Vec::new(),
+            named_open: Vec::new(),
+            sections: Vec::new(),
+            anchor: None,
+            nodes_made: 0,
             elements: Vec::with_capacity(html.len() / 64),
             labels: String::with_capacity(html.len() / 4),
             body_id: None,
             body_class: None,
+            text_bytes: 0,
+            text_node: None,
         }
     }
 
@@ -254,6 +322,14 @@ impl<'a> Tree<'a> {
                 self.start(name, attrs, span, self_closing)
             }
             Token::End { name, span } => self.end(name, span),
+            Token::Comment => {
+                // A comment is a node: the text after it is another one.
+                self.nodes_made += 1;
+                if self.templates == 0 {
+                    self.end_text_node();
+                }
+                Ok(())
+            }
             Token::Doctype(range) => {
                 // Only a doctype before the first element sets the mode.
                 if self.mode == Mode::BeforeHead && self.stack.len() == 1 {
@@ -265,8 +341,9 @@ impl<'a> Tree<'a> {
     }
 
     /// Closes what is still open at the page's end.
-    pub(crate) fn finish(mut self) -> Pass {
+    pub(crate) fn finish(mut self) -> Result<Pass, Unfollowed> {
         let len = self.html.len();
+        self.end_text_node();
         if self.mode < Mode::InBody && self.elements.is_empty() {
             self.enter_body(&Attrs::default(), len);
         }
@@ -285,17 +362,43 @@ impl<'a> Tree<'a> {
             body.label = start..self.labels.len() as u32;
             body.tag_end = start + 4;
         }
-        Pass {
-            regions: self.regions,
+        // A region inside a named block the tree drops (one holding less
+        // than half of the page's text), or in a comment section, is not
+        // in the tree.
+        let page = self.text_bytes;
+        let dropped: Vec<u32> = self
+            .named_blocks
+            .iter()
+            .filter(|(_, text)| 2 * (text.end - text.start) < page)
+            .map(|&(id, _)| id)
+            .collect();
+        let sections = &self.sections;
+        let regions = self
+            .regions
+            .into_iter()
+            .zip(&self.regions_ancestors)
+            .filter(|(region, ancestors)| {
+                !ancestors.iter().any(|a| dropped.contains(a))
+                    && !sections.iter().any(|&(container, from)| {
+                        ancestors.contains(&container) && region.start >= from
+                    })
+            })
+            .map(|(r, _)| r)
+            .collect();
+        Ok(Pass {
+            regions,
+            text_bytes: self.text_bytes,
             elements: self.elements,
             labels: self.labels,
-        }
+        })
     }
 
     fn text(&mut self, range: Range<usize>) -> Result<(), Unfollowed> {
+        self.nodes_made += 1;
         if self.templates > 0 {
             return Ok(());
         }
+        self.count_text(&range);
         let top = self.top();
         if crate::scan::raw_text(top) {
             if top == "noscript"
@@ -336,6 +439,84 @@ impl<'a> Tree<'a> {
             }
             Mode::InSelect | Mode::InSelectInTable => Ok(()),
             Mode::InBody | Mode::InCell | Mode::InCaption => self.reconstruct(range.start),
+        }
+    }
+
+    /// Adds a run of text to the text node being read, unless it is not
+    /// rendered text (`canopy_dom`'s `text_bytes`).
+    fn count_text(&mut self, range: &Range<usize>) {
+        let Some(open) = self.stack.last() else {
+            return;
+        };
+        if open.unrendered {
+            return;
+        }
+        let raw = self.html.get(range.clone()).unwrap_or("");
+        let tag = open.tag.as_str();
+        let piece = if crate::scan::raw_text(tag) {
+            Piece::of(raw, matches!(tag, "title" | "textarea"), true)
+        } else {
+            Piece::of(raw, true, false)
+        };
+        self.text_node = Some(match self.text_node {
+            Some(node) => node.join(piece),
+            None => piece,
+        });
+    }
+
+    /// A named block leaves the stack: its text is all counted.
+    fn close_named(&mut self, open: &Open) {
+        if !open.named {
+            return;
+        }
+        if let Some(i) = self.named_open.iter().rposition(|&(id, _)| id == open.id) {
+            let (id, from) = self.named_open.remove(i);
+            self.named_blocks.push((id, from..self.text_bytes));
+        }
+    }
+
+    /// The anchor candidate closes: if nothing was made inside it, it starts
+    /// a comment section at its block (the anchor, or its heading or inline
+    /// wrappers: `canopy_dom`'s climb) in that block's parent.
+    fn close_anchor(&mut self) {
+        let Some((_, made, anchor_start)) = self.anchor.take() else {
+            return;
+        };
+        if made != self.nodes_made {
+            return;
+        }
+        // The anchor was popped: its parent is the current element.
+        let mut start = self.stack.len();
+        while start > 2
+            && matches!(
+                self.stack[start - 1].tag.as_str(),
+                "h1" | "h2"
+                    | "h3"
+                    | "h4"
+                    | "h5"
+                    | "h6"
+                    | "span"
+                    | "b"
+                    | "strong"
+                    | "em"
+                    | "font"
+                    | "p"
+            )
+        {
+            start -= 1;
+        }
+        let from = match self.stack.get(start) {
+            Some(block) => block.start,
+            None => anchor_start,
+        };
+        self.sections.push((self.stack[start - 1].id, from));
+    }
+
+    /// Ends the text node being read: `canopy_dom` counts a text node's
+    /// bytes without the white space at its ends.
+    fn end_text_node(&mut self) {
+        if let Some(node) = self.text_node.take() {
+            self.text_bytes += node.trimmed();
         }
     }
 
@@ -388,7 +569,7 @@ impl<'a> Tree<'a> {
             Mode::InColumnGroup => {
                 match name {
                     "col" => {
-                        self.void(name, attrs, span);
+                        self.void(name, attrs, span)?;
                         return Ok(());
                     }
                     "html" => return Ok(()),
@@ -475,6 +656,7 @@ impl<'a> Tree<'a> {
     }
 
     fn enter_body(&mut self, attrs: &Attrs, at: usize) {
+        self.end_text_node();
         while self.stack.len() > 1 {
             self.stack.pop();
         }
@@ -585,12 +767,12 @@ impl<'a> Tree<'a> {
                     .get("type")
                     .is_some_and(|t| t.eq_ignore_ascii_case("hidden")) =>
             {
-                self.void(name, attrs, span);
+                self.void(name, attrs, span)?;
             }
             "form" => {
                 if !self.form_open {
                     self.form_open = true;
-                    self.void(name, attrs, span);
+                    self.void(name, attrs, span)?;
                 }
             }
             // Anything else as in the body, put before the table when the
@@ -622,7 +804,7 @@ impl<'a> Tree<'a> {
             }
             "frameset" => return Err(Unfollowed::Frameset),
             "template" => self.open_template(attrs, at),
-            "base" | "basefont" | "bgsound" | "link" | "meta" => self.void(name, attrs, span),
+            "base" | "basefont" | "bgsound" | "link" | "meta" => self.void(name, attrs, span)?,
             "address" | "article" | "aside" | "blockquote" | "center" | "details" | "dialog"
             | "dir" | "div" | "dl" | "fieldset" | "figcaption" | "figure" | "footer" | "header"
             | "hgroup" | "main" | "menu" | "nav" | "ol" | "p" | "search" | "section"
@@ -718,12 +900,12 @@ impl<'a> Tree<'a> {
             }
             "area" | "br" | "embed" | "img" | "keygen" | "wbr" | "input" => {
                 self.reconstruct(at)?;
-                self.void(name, attrs, span);
+                self.void(name, attrs, span)?;
             }
-            "param" | "source" | "track" => self.void(name, attrs, span),
+            "param" | "source" | "track" => self.void(name, attrs, span)?,
             "hr" => {
                 self.close_p(at);
-                self.void(name, attrs, span);
+                self.void(name, attrs, span)?;
             }
             "xmp" => {
                 self.close_p(at);
@@ -769,7 +951,7 @@ impl<'a> Tree<'a> {
             "svg" | "math" => {
                 self.reconstruct(at)?;
                 if self_closing {
-                    self.void(name, attrs, span);
+                    self.void(name, attrs, span)?;
                 } else {
                     self.push(name, attrs, at)?;
                 }
@@ -777,7 +959,7 @@ impl<'a> Tree<'a> {
             _ => {
                 self.reconstruct(at)?;
                 if is_void(name) {
-                    self.void(name, attrs, span);
+                    self.void(name, attrs, span)?;
                 } else {
                     self.push(name, attrs, at)?;
                 }
@@ -803,6 +985,7 @@ impl<'a> Tree<'a> {
             Mode::BeforeHead | Mode::InHead | Mode::AfterHead => {
                 if self.stack.len() > 1 {
                     if self.top() == name {
+                        self.end_text_node();
                         self.stack.pop();
                     }
                     return Ok(());
@@ -1040,7 +1223,7 @@ impl<'a> Tree<'a> {
             }
             "br" => {
                 self.reconstruct(at)?;
-                self.void("br", &Attrs::default(), at..at);
+                self.void("br", &Attrs::default(), at..at)?;
             }
             _ => self.any_other_end(name, span),
         }
@@ -1078,10 +1261,11 @@ impl<'a> Tree<'a> {
         })
     }
 
-    /// The adoption agency for `subject` at `at`, as far as it goes
-    /// without moving elements: a formatting element with no block after
-    /// it on the stack is closed with what it holds. Returns where in the
-    /// region list its region (if any) ended.
+    /// The adoption agency for `subject` at `at`: a formatting element
+    /// with no block after it on the stack is closed with what it holds;
+    /// one with a block after it is taken apart as the tree builder does
+    /// ([`Tree::restructure`]). Returns where in the region list the region
+    /// it closed (if any) ended.
     fn adoption_agency(&mut self, subject: &str, at: usize) -> Result<Option<usize>, Unfollowed> {
         if self.top() == subject {
             let top_id = self.stack[self.stack.len() - 1].id;
@@ -1089,28 +1273,222 @@ impl<'a> Tree<'a> {
                 return Ok(self.pop(at));
             }
         }
-        let Some(entry) = self.formatting_index(subject) else {
-            return Ok(None);
-        };
-        let Formatting::Element { id, .. } = self.formatting[entry] else {
-            return Ok(None);
-        };
-        let Some(pos) = self.stack.iter().rposition(|o| o.id == id) else {
-            self.formatting.remove(entry);
-            return Ok(None);
-        };
-        if !self.in_scope_at(pos, Scope::Default) {
-            return Ok(None);
+        // The standard's bound on the outer loop.
+        for _ in 0..8 {
+            let Some(entry) = self.formatting_index(subject) else {
+                return Ok(None);
+            };
+            let Formatting::Element { id, .. } = self.formatting[entry] else {
+                return Ok(None);
+            };
+            let Some(pos) = self.stack.iter().rposition(|o| o.id == id) else {
+                self.formatting.remove(entry);
+                return Ok(None);
+            };
+            if !self.in_scope_at(pos, Scope::Default) {
+                return Ok(None);
+            }
+            let Some(block) = (pos + 1..self.stack.len()).find(|&i| is_special(&self.stack[i].tag))
+            else {
+                let mut last = None;
+                while self.stack.len() > pos {
+                    last = self.pop(at).or(last);
+                }
+                self.formatting.remove(entry);
+                return Ok(last);
+            };
+            self.restructure(pos, block, at)?;
         }
-        if self.stack[pos + 1..].iter().any(|o| is_special(&o.tag)) {
+        Ok(None)
+    }
+
+    /// The adoption agency's steps for the formatting element at stack
+    /// position `fe` with the block at `block` after it (the furthest
+    /// block): the formatting elements between them are copied down the
+    /// block's new chain of ancestors, the block moves under the element
+    /// below the formatting element, and a copy of the formatting element
+    /// takes the block's children. Elements the tree has built move, so a
+    /// page where a region of the pattern may be among them, or a dropped
+    /// element is, takes the full parse.
+    fn restructure(&mut self, fe: usize, block: usize, at: usize) -> Result<(), Unfollowed> {
+        self.end_text_node();
+        let block_start = self.stack[block].start;
+        if self.open_matches > 0
+            || self.regions.last().is_some_and(|r| r.end > block_start)
+            || self.stack[fe - 1..].iter().any(|o| o.dropped)
+        {
             return Err(Unfollowed::Adoption);
         }
-        let mut last = None;
-        while self.stack.len() > pos {
-            last = self.pop(at).or(last);
+        let fe_id = self.stack[fe].id;
+        let block_id = self.stack[block].id;
+        let common = fe - 1;
+        let mut bookmark = self.formatting_position(fe_id).unwrap_or(0);
+        let mut last = block_id;
+        let mut node = block;
+        let mut inner = 0;
+        loop {
+            inner += 1;
+            node -= 1;
+            let node_id = self.stack[node].id;
+            if node_id == fe_id {
+                break;
+            }
+            let mut entry = self.formatting_position(node_id);
+            if let Some(e) = entry.filter(|_| inner > 3) {
+                self.formatting.remove(e);
+                if e < bookmark {
+                    bookmark -= 1;
+                }
+                entry = None;
+            }
+            let Some(e) = entry else {
+                let removed = self.stack.remove(node);
+                self.close_named(&removed);
+                continue;
+            };
+            let copy = self.copy_of(e, at);
+            let copy_id = copy.id;
+            if let Formatting::Element { id, .. } = &mut self.formatting[e] {
+                *id = copy_id;
+            }
+            self.stack[node] = copy;
+            if last == block_id {
+                bookmark = e + 1;
+            }
+            self.set_parent(last, copy_id);
+            last = copy_id;
         }
-        self.formatting.remove(entry);
-        Ok(last)
+        // The last node goes where the formatting element was (before a
+        // table, when that is a table's part).
+        let parent = if is_table_part(&self.stack[common].tag) {
+            self.stack
+                .iter()
+                .rposition(|o| o.tag == "table")
+                .map_or(common, |t| t.saturating_sub(1))
+        } else {
+            common
+        };
+        let parent_id = self.stack[parent].id;
+        self.set_parent(last, parent_id);
+        // A copy of the formatting element takes the block's children.
+        let fe_entry = self.formatting_position(fe_id).unwrap_or(bookmark);
+        let copy = self.copy_of(fe_entry, at);
+        let copy_id = copy.id;
+        let copy_element = copy.element;
+        let block_element = self.open(block_id).map_or(NONE, |o| o.element);
+        for e in &mut self.elements {
+            if e.parent == block_element && block_element != NONE {
+                e.parent = copy_element;
+            }
+        }
+        self.elements[copy_element as usize].parent = block_element;
+        let new_entry = Formatting::Element {
+            id: copy_id,
+            tag: self.formatting_tag(fe_entry),
+            attrs: self.formatting_attrs(fe_entry),
+        };
+        self.formatting.remove(fe_entry);
+        if fe_entry < bookmark {
+            bookmark -= 1;
+        }
+        self.formatting
+            .insert(bookmark.min(self.formatting.len()), new_entry);
+        if let Some(i) = self.stack.iter().position(|o| o.id == fe_id) {
+            let removed = self.stack.remove(i);
+            self.close_named(&removed);
+        }
+        let after_block = self
+            .stack
+            .iter()
+            .position(|o| o.id == block_id)
+            .map_or(self.stack.len(), |i| i + 1);
+        self.stack.insert(after_block, copy);
+        self.relevel(common);
+        Ok(())
+    }
+
+    /// A new element with the tag and attributes of formatting entry
+    /// `entry` (not yet in the tree: its parent is set by the caller).
+    fn copy_of(&mut self, entry: usize, at: usize) -> Open {
+        let tag = self.formatting_tag(entry);
+        let attrs = self.formatting_attrs(entry);
+        let mut view = Attrs::default();
+        for (name, value) in &attrs {
+            view.push(name, value);
+        }
+        let start = self.labels.len() as u32;
+        step_label(&tag, view.get("id"), view.get("class"), &mut self.labels);
+        let element = self.elements.len() as u32;
+        self.elements.push(Element {
+            parent: NONE,
+            label: start..self.labels.len() as u32,
+            tag_end: start + tag.len() as u32,
+        });
+        let anchor = self.types(&tag, &view, 0, 0).1;
+        self.next_id += 1;
+        Open {
+            id: self.next_id,
+            tag,
+            level: 0,
+            element,
+            dropped: false,
+            unrendered: false,
+            anchor,
+            region: None,
+            start: at,
+            named: false,
+        }
+    }
+
+    fn formatting_tag(&self, entry: usize) -> String {
+        match &self.formatting[entry] {
+            Formatting::Element { tag, .. } => tag.clone(),
+            Formatting::Marker => String::new(),
+        }
+    }
+
+    fn formatting_attrs(&self, entry: usize) -> Vec<(String, String)> {
+        match &self.formatting[entry] {
+            Formatting::Element { attrs, .. } => attrs.clone(),
+            Formatting::Marker => Vec::new(),
+        }
+    }
+
+    fn formatting_position(&self, id: u32) -> Option<usize> {
+        self.formatting
+            .iter()
+            .position(|f| matches!(f, Formatting::Element { id: i, .. } if *i == id))
+    }
+
+    fn open(&self, id: u32) -> Option<&Open> {
+        self.stack.iter().find(|o| o.id == id)
+    }
+
+    /// Makes the open element `parent` the parent of the open element
+    /// `child` in the body's tree.
+    fn set_parent(&mut self, child: u32, parent: u32) {
+        let parent = self.open(parent).map_or(NONE, |o| o.element);
+        if let Some(child) = self.open(child).map(|o| o.element) {
+            if let Some(e) = self.elements.get_mut(child as usize) {
+                e.parent = parent;
+            }
+        }
+    }
+
+    /// The levels of the open elements from stack position `from` up, after
+    /// the adoption agency moved some: each one's parent is open below it.
+    fn relevel(&mut self, from: usize) {
+        for i in from..self.stack.len() {
+            let element = self.stack[i].element;
+            if element == NONE {
+                continue;
+            }
+            let parent = self.elements[element as usize].parent;
+            if let Some(p) = self.stack[..i].iter().rposition(|o| o.element == parent) {
+                let parent = &self.stack[p];
+                self.stack[i].level = parent.level + u32::from(parent.tag != "tbody");
+            }
+        }
     }
 
     /// Moves the end of region `index` (closed by an end tag) past that
@@ -1239,21 +1617,28 @@ impl<'a> Tree<'a> {
     /// Pops the current element, which ends at `end`; the index of the
     /// region it closed, if it was one.
     fn pop(&mut self, end: usize) -> Option<usize> {
+        self.end_text_node();
         let open = self.stack.pop()?;
+        self.close_named(&open);
+        if self.anchor.is_some_and(|(id, _, _)| id == open.id) {
+            self.close_anchor();
+        }
         let start = open.region?;
         self.regions.push(start..end);
+        let ancestors = std::mem::take(&mut self.open_region_ancestors);
+        self.regions_ancestors.push(ancestors);
         self.open_matches -= 1;
         Some(self.regions.len() - 1)
     }
 
-    fn void(&mut self, tag: &str, attrs: &Attrs, span: Range<usize>) {
-        // A void element cannot be too deep to keep where its parent is.
-        if self.push(tag, attrs, span.start).is_ok() {
-            self.pop(span.end);
-        }
+    fn void(&mut self, tag: &str, attrs: &Attrs, span: Range<usize>) -> Result<(), Unfollowed> {
+        self.push(tag, attrs, span.start)?;
+        self.pop(span.end);
+        Ok(())
     }
 
     fn push_unseen(&mut self, tag: &str) {
+        self.end_text_node();
         self.next_id += 1;
         self.stack.push(Open {
             id: self.next_id,
@@ -1261,13 +1646,16 @@ impl<'a> Tree<'a> {
             level: 1,
             element: NONE,
             dropped: true,
+            unrendered: canopy_dom::is_dropped_tag(tag),
             anchor: false,
             region: None,
+            start: 0,
+            named: false,
         });
     }
 
     fn push(&mut self, tag: &str, attrs: &Attrs, at: usize) -> Result<(), Unfollowed> {
-        if self.stack.len() as u32 > self.max_depth {
+        if self.stack.len() as u32 > self.options.max_depth {
             return Err(Unfollowed::Depth);
         }
         for name in ["id", "class"] {
@@ -1335,14 +1723,33 @@ impl<'a> Tree<'a> {
         } else {
             top
         };
+        self.end_text_node();
         let leaves_region = self.stack[parent_at + 1..]
             .iter()
             .any(|o| o.region.is_some());
         let parent = &self.stack[parent_at];
         let level = parent.level + u32::from(parent.tag != "tbody");
         let dropped = dropped || parent.dropped;
-        let (mut element, mut anchor, mut region) = (NONE, false, None);
+        let unrendered = parent.unrendered || canopy_dom::is_dropped_tag(tag);
+        self.nodes_made += 1;
+        self.next_id += 1;
+        let id = self.next_id;
+        let (mut element, mut anchor, mut region, mut named) = (NONE, false, None, false);
         if !dropped {
+            if self.options.names_dropped_role(tag, |name| attrs.get(name)) {
+                named = true;
+                self.named_open.push((id, self.text_bytes));
+            }
+            if tag == "a"
+                && attrs.get("href").is_none()
+                && ["id", "name"].iter().any(|n| {
+                    attrs
+                        .get(n)
+                        .is_some_and(|v| canopy_dom::contains_any(v, &self.options.section_anchors))
+                })
+            {
+                self.anchor = Some((id, self.nodes_made, at));
+            }
             let start = self.labels.len() as u32;
             step_label(tag, attrs.get("id"), attrs.get("class"), &mut self.labels);
             element = self.elements.len() as u32;
@@ -1356,17 +1763,21 @@ impl<'a> Tree<'a> {
             if is_match && self.open_matches == 0 {
                 region = Some(at);
                 self.open_matches += 1;
+                self.open_region_ancestors =
+                    self.stack[..=parent_at].iter().map(|o| o.id).collect();
             }
         }
-        self.next_id += 1;
         self.stack.push(Open {
-            id: self.next_id,
+            id,
             tag: tag.to_string(),
             level,
             element,
             dropped,
+            unrendered,
             anchor,
             region,
+            start: at,
+            named,
         });
         leaves_region
     }

@@ -20,6 +20,7 @@ fn tokens(html: &str) -> Result<Vec<String>, Stop<()>> {
             Token::End { name, .. } => format!("</{name}>"),
             Token::Text(r) => format!("{:?}", html.get(r).unwrap_or("")),
             Token::Doctype(r) => format!("doctype {}", html.get(r).unwrap_or("")),
+            Token::Comment => "comment".to_string(),
         });
         Ok::<(), ()>(())
     })?;
@@ -46,10 +47,16 @@ fn comments_doctypes_and_bogus_comments_are_not_tags() {
             .unwrap(),
         [
             "doctype <!DOCTYPE html>",
+            "comment",
+            "comment",
             "<p>",
+            "comment",
             "\"x\"",
+            "comment",
             "\" ?>\"",
+            "comment",
             "\">\"",
+            "comment",
             "<i>"
         ]
     );

@@ -3,21 +3,42 @@ use canopy_forest::{ElementType, Pattern};
 
 use crate::{follow, Unfollowed};
 
-/// The body's elements as paths of step labels from `<body>`, sorted.
-fn paths(elements: impl Iterator<Item = (Option<usize>, String)>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (parent, label) in elements {
-        let path = parent.map_or(label.clone(), |p| format!("{}/{label}", out[p]));
-        out.push(path);
+/// The parse's options with these caps and no drop list.
+fn caps(max_depth: u32, max_bytes: usize) -> DomOptions {
+    DomOptions {
+        max_depth,
+        max_bytes,
+        ..DomOptions::default()
     }
-    out.sort();
-    out
+}
+
+/// Each element's path of labels from `<body>`, sorted. A parent may come
+/// after its child (the adoption agency's copies).
+fn label_paths(elements: &[(Option<usize>, String)]) -> Vec<String> {
+    fn path(i: usize, elements: &[(Option<usize>, String)], memo: &mut [Option<String>]) -> String {
+        if let Some(p) = &memo[i] {
+            return p.clone();
+        }
+        let (parent, label) = &elements[i];
+        let p = match parent {
+            Some(p) => format!("{}/{label}", path(*p, elements, memo)),
+            None => label.clone(),
+        };
+        memo[i] = Some(p.clone());
+        p
+    }
+    let mut memo = vec![None; elements.len()];
+    let mut paths: Vec<String> = (0..elements.len())
+        .map(|i| path(i, elements, &mut memo))
+        .collect();
+    paths.sort();
+    paths
 }
 
 /// Asserts the pass follows `html` and finds the tree's elements; returns
 /// them.
 fn agrees(html: &str) -> Vec<String> {
-    let pass = follow(html, None, 512, 1 << 20).expect("the pass follows the page");
+    let pass = follow(html, None, &caps(512, 1 << 20)).expect("the pass follows the page");
     let doc = Document::parse_within(html, &DomOptions::default(), Deadline::after(None))
         .expect("the page parses");
     let body = doc.body();
@@ -32,8 +53,10 @@ fn agrees(html: &str) -> Vec<String> {
             tree.push((parent, label));
         }
     }
-    let tree = paths(tree.into_iter());
-    let stream = paths(pass.elements().map(|(p, l)| (p, l.to_string())));
+    let tree = label_paths(&tree);
+    let stream: Vec<(Option<usize>, String)> =
+        pass.elements().map(|(p, l)| (p, l.to_string())).collect();
+    let stream = label_paths(&stream);
     assert_eq!(stream, tree, "{html}");
     assert_eq!(pass.signature(), canopy_cluster::Signature::of(&doc));
     stream
@@ -72,6 +95,19 @@ fn formatting_elements_closed_early_open_again() {
 }
 
 #[test]
+fn the_adoption_agency_moves_blocks_out_of_formatting_elements() {
+    // `</a>` around a block: the block leaves the link, a copy of the link
+    // takes its content.
+    let found = agrees("<a href=x class=l><div class=d>block</a>after</div>");
+    assert!(found.contains(&"body/div.d/a.l".to_string()), "{found:?}");
+    agrees("<b>1<p>2</b>3</p>");
+    agrees("<b>1<p>2<i>3</b>4</i>5</p>");
+    agrees("<a><b><div><i>x</a>y</div>z");
+    agrees("<i><b><u><s><em><div>deep</i>after</div>");
+    agrees("<table><tr><td><a><div>x</a></td></tr></table><p><b><table><td><div>y</b></table>");
+}
+
+#[test]
 fn head_elements_and_a_late_body_tag() {
     agrees("<html><head><title>t</title><meta charset=utf-8><noscript><p>n</p></noscript></head><body class=a>x<body id=b class=c><meta name=in-body>");
     agrees("<title>t</title>text before any tag<link rel=x>");
@@ -80,12 +116,24 @@ fn head_elements_and_a_late_body_tag() {
 
 #[test]
 fn what_the_tree_restructures_takes_the_full_parse() {
-    let unfollowed = |html: &str| follow(html, None, 512, 1 << 20).err();
+    let unfollowed = |html: &str| follow(html, None, &caps(512, 1 << 20)).err();
+    // The adoption agency would move a region of the pattern.
+    let main = Pattern {
+        ty: ElementType::Attrs {
+            tag: "div".into(),
+            attrs: vec![("class".into(), "main".into())],
+        },
+        level: 3,
+    };
     assert_eq!(
-        unfollowed("<a href=x><div>block</a>"),
+        follow(
+            "<b><div class=main>x</b>y</div>",
+            Some(&main),
+            &caps(512, 1 << 20)
+        )
+        .err(),
         Some(Unfollowed::Adoption)
     );
-    assert_eq!(unfollowed("<b><p>x</b>y"), Some(Unfollowed::Adoption));
     assert_eq!(
         unfollowed("<form><div></form>"),
         Some(Unfollowed::FormInside)
@@ -97,10 +145,13 @@ fn what_the_tree_restructures_takes_the_full_parse() {
         Some(Unfollowed::CharRef)
     );
     assert_eq!(
-        follow("<div><div>", None, 2, 1 << 20).err(),
+        follow("<div><div>", None, &caps(2, 1 << 20)).err(),
         Some(Unfollowed::Depth)
     );
-    assert_eq!(follow("<p>", None, 512, 2).err(), Some(Unfollowed::TooLong));
+    assert_eq!(
+        follow("<p>", None, &caps(512, 2)).err(),
+        Some(Unfollowed::TooLong)
+    );
     let prose = format!(
         "<div><noscript>{}</noscript>",
         "<p>words enough to be prose. ".repeat(30)
@@ -133,7 +184,7 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
         },
         level: 2,
     };
-    let pass = follow(html, Some(&pattern), 512, 1 << 20).expect("followed");
+    let pass = follow(html, Some(&pattern), &caps(512, 1 << 20)).expect("followed");
     let table = Pattern {
         ty: ElementType::Attrs {
             tag: "table".into(),
@@ -146,8 +197,7 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
         follow(
             "<table class=main><div>x</div><td>y</table>",
             Some(&table),
-            512,
-            1 << 20
+            &caps(512, 1 << 20)
         )
         .err(),
         Some(Unfollowed::FosteredOutOfRegion)
@@ -164,5 +214,59 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
             "<div class=main><p>two<div class=main>in</div></div>",
             "<div class=main><p>three<section>",
         ]
+    );
+}
+
+#[test]
+fn a_region_in_a_block_the_tree_drops_is_left_out() {
+    let options = DomOptions {
+        drop_id_class: vec!["footer".into()],
+        section_anchors: vec!["comments".into()],
+        ..DomOptions::default()
+    };
+    let pattern = Pattern {
+        ty: ElementType::Attrs {
+            tag: "div".into(),
+            attrs: vec![("class".into(), "main".into())],
+        },
+        level: 3,
+    };
+    let regions = |html: &str| -> Vec<String> {
+        let pass = follow(html, Some(&pattern), &options).expect("followed");
+        pass.regions
+            .iter()
+            .map(|r| html.get(r.clone()).unwrap_or("").to_string())
+            .collect()
+    };
+    let story = "<div><div class=main>the story, long enough to be most of the page</div></div>";
+    // A footer holding little of the page's text is dropped with the match
+    // in it; one holding most of it is the page's layout and stays.
+    assert_eq!(
+        regions(&format!(
+            "{story}<div class=footer><div class=main>links</div></div>"
+        )),
+        ["<div class=main>the story, long enough to be most of the page</div>"]
+    );
+    assert_eq!(
+        regions("<div class=footer><div class=main>the whole page is in here</div></div>").len(),
+        1
+    );
+    // An empty anchor starts a comment section: its heading and what
+    // follows it in their container are dropped.
+    assert_eq!(
+        regions(&format!(
+            "{story}<div><h2><a name=comments></a>Comments</h2><div class=main>c</div></div>"
+        ))
+        .len(),
+        1
+    );
+    // An anchor that holds something is a link target, not a section's
+    // start.
+    assert_eq!(
+        regions(&format!(
+            "{story}<div><h2><a name=comments>C</a></h2><div class=main>c</div></div>"
+        ))
+        .len(),
+        2
     );
 }

@@ -1,0 +1,202 @@
+//! How many bytes of text the tree holds for the bytes of the page between
+//! two tags: html5ever's newline normalization and character references,
+//! and the white space at a text node's ends, counted without building the
+//! text.
+
+use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
+
+/// A run of text as the tree holds it: its UTF-8 length and the white
+/// space (`char::is_whitespace`) at its start and end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Piece {
+    len: usize,
+    /// Bytes of white space it starts with (all of them when it is blank).
+    lead: usize,
+    /// Bytes of white space it ends with (all of them when it is blank).
+    trail: usize,
+}
+
+impl Piece {
+    /// `raw` as the tree's text: a CR LF or a lone CR is one newline; with
+    /// `refs` (text, and the content of `<title>` and `<textarea>`),
+    /// character references decoded; a NUL is dropped from text (`nul`
+    /// false) or becomes U+FFFD in raw text (`nul` true).
+    pub(crate) fn of(raw: &str, refs: bool, nul: bool) -> Piece {
+        let b = raw.as_bytes();
+        if memchr::memchr3(b'&', b'\r', 0, b).is_none() {
+            let lead = raw.len() - raw.trim_start().len();
+            let trail = if lead == raw.len() {
+                lead
+            } else {
+                raw.len() - raw.trim_end().len()
+            };
+            return Piece {
+                len: raw.len(),
+                lead,
+                trail,
+            };
+        }
+        let mut piece = Piece::default();
+        let mut blank = true;
+        let mut push = |c: char| {
+            let width = c.len_utf8();
+            if c.is_whitespace() {
+                if blank {
+                    piece.lead += width;
+                }
+                piece.trail += width;
+            } else {
+                blank = false;
+                piece.trail = 0;
+            }
+            piece.len += width;
+        };
+        let mut rest = raw;
+        while let Some(c) = rest.chars().next() {
+            rest = rest.get(c.len_utf8()..).unwrap_or_default();
+            match c {
+                '\r' => {
+                    if !rest.starts_with('\n') {
+                        push('\n');
+                    }
+                }
+                '\0' => {
+                    if nul {
+                        push('\u{FFFD}');
+                    }
+                }
+                '&' if refs => {
+                    let (consumed, chars) = char_ref(rest.as_bytes());
+                    match chars {
+                        Some((c1, c2)) => {
+                            push(c1);
+                            if let Some(c2) = c2 {
+                                push(c2);
+                            }
+                        }
+                        None => push('&'),
+                    }
+                    rest = rest.get(consumed..).unwrap_or_default();
+                }
+                c => push(c),
+            }
+        }
+        piece
+    }
+
+    /// The text node two runs make when the tree joins them.
+    pub(crate) fn join(self, next: Piece) -> Piece {
+        let blank = |p: &Piece| p.lead == p.len;
+        Piece {
+            len: self.len + next.len,
+            lead: if blank(&self) {
+                self.len + next.lead
+            } else {
+                self.lead
+            },
+            trail: if blank(&next) {
+                self.trail + next.len
+            } else {
+                next.trail
+            },
+        }
+    }
+
+    /// Its length without the white space at its ends (`str::trim`), what
+    /// `canopy_dom` counts of a text node.
+    pub(crate) fn trimmed(self) -> usize {
+        if self.lead == self.len {
+            0
+        } else {
+            self.len - self.lead - self.trail
+        }
+    }
+}
+
+/// A character reference after its `&`: the bytes it takes and what it
+/// stands for, or `None` when there is none (the `&` is itself).
+fn char_ref(after: &[u8]) -> (usize, Option<(char, Option<char>)>) {
+    if after.first() == Some(&b'#') {
+        let hex = matches!(after.get(1), Some(b'x' | b'X'));
+        let from = 1 + usize::from(hex);
+        let digits = after
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|c| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+            .count();
+        if digits == 0 {
+            return (0, None);
+        }
+        let text = std::str::from_utf8(after.get(from..from + digits).unwrap_or_default())
+            .unwrap_or_default();
+        let value = u32::from_str_radix(text, if hex { 16 } else { 10 }).unwrap_or(u32::MAX);
+        let c = match value {
+            0 | 0xD800..=0xDFFF => '\u{FFFD}',
+            v if v > 0x10FFFF => '\u{FFFD}',
+            v @ 0x80..=0x9F => C1_REPLACEMENTS[(v - 0x80) as usize]
+                .or_else(|| char::from_u32(v))
+                .unwrap_or('\u{FFFD}'),
+            v => char::from_u32(v).unwrap_or('\u{FFFD}'),
+        };
+        let semicolon = after.get(from + digits) == Some(&b';');
+        return (from + digits + usize::from(semicolon), Some((c, None)));
+    }
+    // The longest name that is an entity, as the tokenizer reads it: it
+    // goes on while the name read is a prefix of one.
+    let mut best = None;
+    let mut len = 0;
+    while len < after.len() {
+        len += 1;
+        let Some(name) = after.get(..len).and_then(|n| std::str::from_utf8(n).ok()) else {
+            break;
+        };
+        match NAMED_ENTITIES.get(name) {
+            Some(&(0, _)) => {}
+            Some(&(c1, c2)) => best = Some((len, c1, c2)),
+            None => break,
+        }
+    }
+    match best {
+        Some((len, c1, c2)) => {
+            let c1 = char::from_u32(c1).unwrap_or('\u{FFFD}');
+            let c2 = (c2 != 0).then(|| char::from_u32(c2).unwrap_or('\u{FFFD}'));
+            (len, Some((c1, c2)))
+        }
+        None => (0, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Piece;
+
+    fn trimmed(pieces: &[&str]) -> usize {
+        pieces
+            .iter()
+            .map(|p| Piece::of(p, true, false))
+            .reduce(Piece::join)
+            .map_or(0, Piece::trimmed)
+    }
+
+    #[test]
+    fn references_newlines_and_the_ends_white_space() {
+        assert_eq!(trimmed(&["  a b  "]), 3);
+        assert_eq!(trimmed(&["a&amp;b"]), 3);
+        // `&nbsp;` is white space to `str::trim`; `&notit;` is `¬it;`.
+        assert_eq!(trimmed(&["&nbsp;x&nbsp;"]), 1);
+        assert_eq!(trimmed(&["&notit;"]), "¬it;".len());
+        assert_eq!(trimmed(&["&#x1F600;&#0;&#128;"]), 4 + 3 + "€".len());
+        assert_eq!(trimmed(&["a\r\nb\rc"]), 5);
+        assert_eq!(trimmed(&["&#x;&"]), 5);
+        // Joined runs trim as one text.
+        assert_eq!(trimmed(&[" ", "a ", " ", "b", " "]), 4);
+        assert_eq!(trimmed(&["  ", " "]), 0);
+    }
+}
