@@ -39,7 +39,7 @@ use crate::sink::{Handle, Sink};
 /// the builder's lists looked at or one attribute copied (about 80 ns on the
 /// reference machine, so about a second). A real page spends a few thousand:
 /// the formatting elements it leaves open are few.
-pub(crate) const MAX_FORMATTING_WORK: u64 = 1 << 24;
+pub const MAX_FORMATTING_WORK: u64 = 1 << 24;
 
 /// The HTML standard's formatting elements (§13.2.4.3), the only ones the
 /// list of active formatting elements holds, each with its index in

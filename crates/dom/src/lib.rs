@@ -36,6 +36,7 @@ use html5ever::tokenizer::{BufferQueue, Tokenizer};
 use html5ever::tree_builder::TreeBuilder;
 use html5ever::{local_name, LocalName, TokenizerResult};
 
+pub use budget::MAX_FORMATTING_WORK;
 pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
 pub use fallback::may_be_prose;

@@ -44,6 +44,9 @@ pub enum Unfollowed {
     CharRef,
     /// Nesting deeper than the tree keeps.
     Depth,
+    /// Past a budget of the tree builder (`DomOptions::max_nodes`, the
+    /// formatting elements' work), where the full parse cuts the page.
+    Budget,
     /// A page longer than the parse reads.
     TooLong,
     /// Content put before a table (foster parenting) that is a region or
@@ -70,6 +73,7 @@ impl Unfollowed {
             Unfollowed::Foreign => "HTML inside svg or math",
             Unfollowed::CharRef => "a character reference in an attribute the pass reads",
             Unfollowed::Depth => "nesting past the tree's depth cap",
+            Unfollowed::Budget => "past a budget of the tree builder",
             Unfollowed::TooLong => "a page past the parse's byte cap",
             Unfollowed::FosteredOutOfRegion => "content put before a table out of a region",
             Unfollowed::DfsPattern => "a pattern typed by depth-first position",
@@ -233,20 +237,24 @@ pub(crate) struct Tree<'a> {
     next_id: u32,
     open_matches: usize,
     regions: Vec<Range<usize>>,
-    /// Each region's open ancestors (ids), and those of the region open.
-    regions_ancestors: Vec<Vec<u32>>,
-    open_region_ancestors: Vec<u32>,
-    /// The closed blocks the drop list names: id, and the page's text
-    /// counted when each opened and when it closed. The tree drops those
-    /// holding less than half of the page's text.
-    named_blocks: Vec<(u32, Range<usize>)>,
-    /// Where the page's text count stood when each open named block opened.
-    named_open: Vec<(u32, usize)>,
+    /// Per region: in a comment section, so not in the tree.
+    regions_dropped: Vec<bool>,
+    /// The closed blocks the drop list names: the page's text counted when
+    /// each opened and when it closed, and the regions closed inside it.
+    /// The tree drops those holding less than half of the page's text.
+    named_blocks: Vec<(Range<usize>, Range<usize>)>,
+    /// The open named blocks: id, the text counted and the regions closed
+    /// when each opened.
+    named_open: Vec<(u32, usize, usize)>,
     /// The comment sections the page's empty anchors start
-    /// (`DomOptions::section_anchors`): the open id of the section's
-    /// container, and where its first block starts. The tree drops that
-    /// block and its later siblings.
+    /// (`DomOptions::section_anchors`) whose container is open: its id, and
+    /// where the section's first block starts. The tree drops that block
+    /// and its later siblings, so every region starting there or later
+    /// until the container closes.
     sections: Vec<(u32, usize)>,
+    /// Comparisons the list of active formatting elements has cost (the
+    /// Noah's Ark clause), against the tree's budget.
+    formatting_work: u64,
     /// An open `<a>` that may be such an anchor: its id, the nodes made
     /// when it opened (it counts only if it stays empty) and its start.
     anchor: Option<(u32, u64, usize)>,
@@ -293,11 +301,11 @@ impl<'a> Tree<'a> {
             next_id: 1,
             open_matches: 0,
             regions: Vec::new(),
-            regions_ancestors: Vec::new(),
-            open_region_ancestors: Vec::new(),
+            regions_dropped: Vec::new(),
             named_blocks: Vec::new(),
             named_open: Vec::new(),
             sections: Vec::new(),
+            formatting_work: 0,
             anchor: None,
             nodes_made: 0,
             elements: Vec::with_capacity(html.len() / 64),
@@ -366,23 +374,18 @@ impl<'a> Tree<'a> {
         // than half of the page's text), or in a comment section, is not
         // in the tree.
         let page = self.text_bytes;
-        let dropped: Vec<u32> = self
-            .named_blocks
-            .iter()
-            .filter(|(_, text)| 2 * (text.end - text.start) < page)
-            .map(|&(id, _)| id)
-            .collect();
-        let sections = &self.sections;
+        for (text, regions) in &self.named_blocks {
+            if 2 * (text.end - text.start) < page {
+                for dropped in &mut self.regions_dropped[regions.clone()] {
+                    *dropped = true;
+                }
+            }
+        }
         let regions = self
             .regions
             .into_iter()
-            .zip(&self.regions_ancestors)
-            .filter(|(region, ancestors)| {
-                !ancestors.iter().any(|a| dropped.contains(a))
-                    && !sections.iter().any(|&(container, from)| {
-                        ancestors.contains(&container) && region.start >= from
-                    })
-            })
+            .zip(&self.regions_dropped)
+            .filter(|(_, &dropped)| !dropped)
             .map(|(r, _)| r)
             .collect();
         Ok(Pass {
@@ -469,9 +472,10 @@ impl<'a> Tree<'a> {
         if !open.named {
             return;
         }
-        if let Some(i) = self.named_open.iter().rposition(|&(id, _)| id == open.id) {
-            let (id, from) = self.named_open.remove(i);
-            self.named_blocks.push((id, from..self.text_bytes));
+        if let Some(i) = self.named_open.iter().rposition(|&(id, ..)| id == open.id) {
+            let (_, text, regions) = self.named_open.remove(i);
+            self.named_blocks
+                .push((text..self.text_bytes, regions..self.regions.len()));
         }
     }
 
@@ -509,6 +513,11 @@ impl<'a> Tree<'a> {
             Some(block) => block.start,
             None => anchor_start,
         };
+        // The regions closed since the section's first block started are
+        // inside its container, which is still open.
+        for (region, dropped) in self.regions.iter().zip(&mut self.regions_dropped) {
+            *dropped |= region.start >= from;
+        }
         self.sections.push((self.stack[start - 1].id, from));
     }
 
@@ -1623,10 +1632,13 @@ impl<'a> Tree<'a> {
         if self.anchor.is_some_and(|(id, _, _)| id == open.id) {
             self.close_anchor();
         }
+        if !self.sections.is_empty() {
+            self.sections.retain(|&(container, _)| container != open.id);
+        }
         let start = open.region?;
         self.regions.push(start..end);
-        let ancestors = std::mem::take(&mut self.open_region_ancestors);
-        self.regions_ancestors.push(ancestors);
+        let in_section = self.sections.iter().any(|&(_, from)| start >= from);
+        self.regions_dropped.push(in_section);
         self.open_matches -= 1;
         Some(self.regions.len() - 1)
     }
@@ -1655,6 +1667,9 @@ impl<'a> Tree<'a> {
     }
 
     fn push(&mut self, tag: &str, attrs: &Attrs, at: usize) -> Result<(), Unfollowed> {
+        if self.elements.len() >= self.options.max_nodes {
+            return Err(Unfollowed::Budget);
+        }
         if self.stack.len() as u32 > self.options.max_depth {
             return Err(Unfollowed::Depth);
         }
@@ -1738,7 +1753,8 @@ impl<'a> Tree<'a> {
         if !dropped {
             if self.options.names_dropped_role(tag, |name| attrs.get(name)) {
                 named = true;
-                self.named_open.push((id, self.text_bytes));
+                self.named_open
+                    .push((id, self.text_bytes, self.regions.len()));
             }
             if tag == "a"
                 && attrs.get("href").is_none()
@@ -1763,8 +1779,6 @@ impl<'a> Tree<'a> {
             if is_match && self.open_matches == 0 {
                 region = Some(at);
                 self.open_matches += 1;
-                self.open_region_ancestors =
-                    self.stack[..=parent_at].iter().map(|o| o.id).collect();
             }
         }
         self.stack.push(Open {
@@ -1840,6 +1854,10 @@ impl<'a> Tree<'a> {
             .iter()
             .rposition(|f| matches!(f, Formatting::Marker))
             .map_or(0, |m| m + 1);
+        self.formatting_work += (self.formatting.len() - since_marker) as u64;
+        if self.formatting_work > canopy_dom::MAX_FORMATTING_WORK {
+            return Err(Unfollowed::Budget);
+        }
         let alike: Vec<usize> = (since_marker..self.formatting.len())
             .filter(|&i| {
                 matches!(&self.formatting[i],

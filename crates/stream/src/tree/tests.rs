@@ -270,3 +270,26 @@ fn a_region_in_a_block_the_tree_drops_is_left_out() {
         2
     );
 }
+
+/// Generated hostile pages end in a bounded time, at the tree's own caps.
+#[test]
+fn hostile_markup_stops_at_the_trees_caps() {
+    let options = DomOptions::default();
+    // Nesting past the depth cap.
+    let deep = "<div>".repeat(100_000);
+    assert_eq!(follow(&deep, None, &options).err(), Some(Unfollowed::Depth));
+    // Formatting elements left open, each unlike the others, re-created for
+    // every paragraph: past the node budget.
+    let open: String = (0..400).map(|i| format!("<b a={i}>")).collect();
+    let page = format!("<p>{open}</p>{}", "<p>x</p>".repeat(6_000));
+    assert_eq!(
+        follow(&page, None, &options).err(),
+        Some(Unfollowed::Budget)
+    );
+    // Unclosed `<a>`s, `<table>`s and comments: followed or not, the pass
+    // ends.
+    let many = "<a href=x><table><td><!--".repeat(20_000);
+    let _ = follow(&many, None, &options);
+    let unclosed = "<script><!--<script>".repeat(20_000);
+    assert!(follow(&unclosed, None, &options).is_ok());
+}
