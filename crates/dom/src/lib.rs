@@ -421,12 +421,14 @@ fn comment_section_starts(
         let BuildData::Element { attrs } = &node.data else {
             continue;
         };
-        let is_marker = node.name.local == local_name!("a")
-            && node.first_child == NONE
-            && !attrs.iter().any(|a| a.name.local == local_name!("href"))
-            && attrs.iter().any(|a| {
-                matches!(&*a.name.local, "id" | "name") && contains_any(&a.value, anchors)
-            });
+        let attr = |name: &str| {
+            attrs
+                .iter()
+                .find(|a| &*a.name.local == name)
+                .map(|a| &*a.value)
+        };
+        let is_marker =
+            node.first_child == NONE && names_section_anchor(&node.name.local, attr, anchors);
         if !is_marker {
             continue;
         }
@@ -438,22 +440,7 @@ fn comment_section_starts(
             if parent == NONE {
                 break;
             }
-            let tag = &build[parent as usize].name.local;
-            let wrapper = matches!(
-                &**tag,
-                "h1" | "h2"
-                    | "h3"
-                    | "h4"
-                    | "h5"
-                    | "h6"
-                    | "span"
-                    | "b"
-                    | "strong"
-                    | "em"
-                    | "font"
-                    | "p"
-            );
-            if !wrapper {
+            if !is_section_wrapper(&build[parent as usize].name.local) {
                 break;
             }
             start = parent;
@@ -468,6 +455,30 @@ fn comment_section_starts(
         }
     }
     starts
+}
+
+/// Whether an element is a fragment anchor that `anchors` (the
+/// `section_anchors` list) names: an `<a>` without `href` whose `id` or
+/// `name` contains one of them. An empty one starts a comment section.
+pub fn names_section_anchor<'a>(
+    tag: &str,
+    attr: impl Fn(&str) -> Option<&'a str>,
+    anchors: &[String],
+) -> bool {
+    tag == "a"
+        && attr("href").is_none()
+        && ["id", "name"]
+            .iter()
+            .any(|n| attr(n).is_some_and(|v| contains_any(v, anchors)))
+}
+
+/// Headings and inline wrappers a comment section's anchor sits in: the
+/// section starts at the outermost of them around it.
+pub fn is_section_wrapper(tag: &str) -> bool {
+    matches!(
+        tag,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "span" | "b" | "strong" | "em" | "font" | "p"
+    )
 }
 
 /// How [`feed_in_slices`] ended.

@@ -14,7 +14,8 @@
 //!
 //! What the pass gives is what `canopy_dom::Document` holds with an empty
 //! drop list: the elements html5ever builds, less the dropped tags and
-//! hidden elements with their subtrees (`tests/tree_agreement.rs` checks it
+//! hidden elements with their subtrees (`tree/tests.rs`,
+//! `the_pass_finds_the_trees_elements_on_every_page_it_follows`, checks it
 //! on every page of the corpora).
 
 mod scan;

@@ -85,6 +85,11 @@ impl Unfollowed {
 
 const NONE: u32 = u32::MAX;
 
+/// What "clear the stack back to a table (body, row) context" stops at.
+const TABLE_CONTEXT: [&str; 3] = ["table", "template", "html"];
+const TABLE_BODY_CONTEXT: [&str; 5] = ["tbody", "tfoot", "thead", "template", "html"];
+const ROW_CONTEXT: [&str; 3] = ["tr", "template", "html"];
+
 /// An element of the body's tree: its parent's index, and the range of its
 /// step label in the label buffer and where its tag ends in it.
 pub(crate) struct Element {
@@ -491,22 +496,7 @@ impl<'a> Tree<'a> {
         }
         // The anchor was popped: its parent is the current element.
         let mut start = self.stack.len();
-        while start > 2
-            && matches!(
-                self.stack[start - 1].tag.as_str(),
-                "h1" | "h2"
-                    | "h3"
-                    | "h4"
-                    | "h5"
-                    | "h6"
-                    | "span"
-                    | "b"
-                    | "strong"
-                    | "em"
-                    | "font"
-                    | "p"
-            )
-        {
+        while start > 2 && canopy_dom::is_section_wrapper(&self.stack[start - 1].tag) {
             start -= 1;
         }
         let from = match self.stack.get(start) {
@@ -688,7 +678,7 @@ impl<'a> Tree<'a> {
         if self.mode == Mode::InRow {
             match name {
                 "th" | "td" => {
-                    self.clear_back_to(&["tr", "template", "html"], at);
+                    self.clear_back_to(&ROW_CONTEXT, at);
                     self.push(name, attrs, at)?;
                     self.mode = Mode::InCell;
                     self.formatting.push(Formatting::Marker);
@@ -698,7 +688,7 @@ impl<'a> Tree<'a> {
                     if !self.in_scope("tr", Scope::Table) {
                         return Ok(());
                     }
-                    self.clear_back_to(&["tr", "template", "html"], at);
+                    self.clear_back_to(&ROW_CONTEXT, at);
                     self.pop(at);
                     self.mode = Mode::InTableBody;
                     return self.start(name, attrs, span, self_closing);
@@ -709,13 +699,13 @@ impl<'a> Tree<'a> {
         if self.mode == Mode::InTableBody {
             match name {
                 "tr" => {
-                    self.clear_back_to(&["tbody", "tfoot", "thead", "template", "html"], at);
+                    self.clear_back_to(&TABLE_BODY_CONTEXT, at);
                     self.push(name, attrs, at)?;
                     self.mode = Mode::InRow;
                     return Ok(());
                 }
                 "th" | "td" => {
-                    self.clear_back_to(&["tbody", "tfoot", "thead", "template", "html"], at);
+                    self.clear_back_to(&TABLE_BODY_CONTEXT, at);
                     self.push("tr", &Attrs::default(), at)?;
                     self.mode = Mode::InRow;
                     return self.start(name, attrs, span, self_closing);
@@ -724,7 +714,7 @@ impl<'a> Tree<'a> {
                     if !self.in_scope_any(&["tbody", "thead", "tfoot"], Scope::Table) {
                         return Ok(());
                     }
-                    self.clear_back_to(&["tbody", "tfoot", "thead", "template", "html"], at);
+                    self.clear_back_to(&TABLE_BODY_CONTEXT, at);
                     self.pop(at);
                     self.mode = Mode::InTable;
                     return self.start(name, attrs, span, self_closing);
@@ -732,32 +722,31 @@ impl<'a> Tree<'a> {
                 _ => {}
             }
         }
-        let table_context = ["table", "template", "html"];
         match name {
             "caption" => {
-                self.clear_back_to(&table_context, at);
+                self.clear_back_to(&TABLE_CONTEXT, at);
                 self.formatting.push(Formatting::Marker);
                 self.push(name, attrs, at)?;
                 self.mode = Mode::InCaption;
             }
             "colgroup" => {
-                self.clear_back_to(&table_context, at);
+                self.clear_back_to(&TABLE_CONTEXT, at);
                 self.push(name, attrs, at)?;
                 self.mode = Mode::InColumnGroup;
             }
             "col" => {
-                self.clear_back_to(&table_context, at);
+                self.clear_back_to(&TABLE_CONTEXT, at);
                 self.push("colgroup", &Attrs::default(), at)?;
                 self.mode = Mode::InColumnGroup;
                 return self.start(name, attrs, span, self_closing);
             }
             "tbody" | "tfoot" | "thead" => {
-                self.clear_back_to(&table_context, at);
+                self.clear_back_to(&TABLE_CONTEXT, at);
                 self.push(name, attrs, at)?;
                 self.mode = Mode::InTableBody;
             }
             "td" | "th" | "tr" => {
-                self.clear_back_to(&table_context, at);
+                self.clear_back_to(&TABLE_CONTEXT, at);
                 self.push("tbody", &Attrs::default(), at)?;
                 self.mode = Mode::InTableBody;
                 return self.start(name, attrs, span, self_closing);
@@ -1099,7 +1088,7 @@ impl<'a> Tree<'a> {
             match name {
                 "tr" => {
                     if self.in_scope("tr", Scope::Table) {
-                        self.clear_back_to(&["tr", "template", "html"], at);
+                        self.clear_back_to(&ROW_CONTEXT, at);
                         self.pop(span.end);
                         self.mode = Mode::InTableBody;
                     }
@@ -1112,7 +1101,7 @@ impl<'a> Tree<'a> {
                     if !self.in_scope("tr", Scope::Table) {
                         return Ok(());
                     }
-                    self.clear_back_to(&["tr", "template", "html"], at);
+                    self.clear_back_to(&ROW_CONTEXT, at);
                     self.pop(at);
                     self.mode = Mode::InTableBody;
                     return self.end(name, span);
@@ -1122,11 +1111,10 @@ impl<'a> Tree<'a> {
             }
         }
         if self.mode == Mode::InTableBody {
-            let sections = ["tbody", "tfoot", "thead", "template", "html"];
             match name {
                 "tbody" | "tfoot" | "thead" => {
                     if self.in_scope(name, Scope::Table) {
-                        self.clear_back_to(&sections, at);
+                        self.clear_back_to(&TABLE_BODY_CONTEXT, at);
                         self.pop(span.end);
                         self.mode = Mode::InTable;
                     }
@@ -1136,7 +1124,7 @@ impl<'a> Tree<'a> {
                     if !self.in_scope_any(&["tbody", "thead", "tfoot"], Scope::Table) {
                         return Ok(());
                     }
-                    self.clear_back_to(&sections, at);
+                    self.clear_back_to(&TABLE_BODY_CONTEXT, at);
                     self.pop(at);
                     self.mode = Mode::InTable;
                     return self.end(name, span);
@@ -1157,7 +1145,6 @@ impl<'a> Tree<'a> {
             }
             "body" | "caption" | "col" | "colgroup" | "html" | "tbody" | "td" | "tfoot" | "th"
             | "thead" | "tr" => Ok(()),
-            "template" => self.end_in_body(name, span),
             _ => self.end_in_body(name, span),
         }
     }
@@ -1278,7 +1265,7 @@ impl<'a> Tree<'a> {
     fn adoption_agency(&mut self, subject: &str, at: usize) -> Result<Option<usize>, Unfollowed> {
         if self.top() == subject {
             let top_id = self.stack[self.stack.len() - 1].id;
-            if !self.formatting_has(top_id) {
+            if self.formatting_position(top_id).is_none() {
                 return Ok(self.pop(at));
             }
         }
@@ -1369,14 +1356,7 @@ impl<'a> Tree<'a> {
         }
         // The last node goes where the formatting element was (before a
         // table, when that is a table's part).
-        let parent = if is_table_part(&self.stack[common].tag) {
-            self.stack
-                .iter()
-                .rposition(|o| o.tag == "table")
-                .map_or(common, |t| t.saturating_sub(1))
-        } else {
-            common
-        };
+        let parent = self.foster_target(common);
         let parent_id = self.stack[parent].id;
         self.set_parent(last, parent_id);
         // A copy of the formatting element takes the block's children.
@@ -1470,7 +1450,20 @@ impl<'a> Tree<'a> {
     }
 
     fn open(&self, id: u32) -> Option<&Open> {
-        self.stack.iter().find(|o| o.id == id)
+        self.stack.iter().rev().find(|o| o.id == id)
+    }
+
+    /// Where content for the open element at `target` goes: before the
+    /// table, in the table's parent, when `target` is a part of a table
+    /// (foster parenting); else `target` itself.
+    fn foster_target(&self, target: usize) -> usize {
+        if !is_table_part(&self.stack[target].tag) {
+            return target;
+        }
+        self.stack
+            .iter()
+            .rposition(|o| o.tag == "table")
+            .map_or(target, |t| t.saturating_sub(1))
     }
 
     /// Makes the open element `parent` the parent of the open element
@@ -1729,14 +1722,10 @@ impl<'a> Tree<'a> {
             && attrs
                 .get("type")
                 .is_some_and(|t| t.eq_ignore_ascii_case("hidden")));
-        // Content straight in a table goes before it (foster parenting).
-        let parent_at = if is_table_part(&self.stack[top].tag) && !table_content {
-            self.stack
-                .iter()
-                .rposition(|o| o.tag == "table")
-                .map_or(top, |t| t.saturating_sub(1))
-        } else {
+        let parent_at = if table_content {
             top
+        } else {
+            self.foster_target(top)
         };
         self.end_text_node();
         let leaves_region = self.stack[parent_at + 1..]
@@ -1756,14 +1745,11 @@ impl<'a> Tree<'a> {
                 self.named_open
                     .push((id, self.text_bytes, self.regions.len()));
             }
-            if tag == "a"
-                && attrs.get("href").is_none()
-                && ["id", "name"].iter().any(|n| {
-                    attrs
-                        .get(n)
-                        .is_some_and(|v| canopy_dom::contains_any(v, &self.options.section_anchors))
-                })
-            {
+            if canopy_dom::names_section_anchor(
+                tag,
+                |name| attrs.get(name),
+                &self.options.section_anchors,
+            ) {
                 self.anchor = Some((id, self.nodes_made, at));
             }
             let start = self.labels.len() as u32;
@@ -1887,18 +1873,8 @@ impl<'a> Tree<'a> {
         None
     }
 
-    fn formatting_has(&self, id: u32) -> bool {
-        self.formatting
-            .iter()
-            .any(|f| matches!(f, Formatting::Element { id: i, .. } if *i == id))
-    }
-
-    fn on_stack(&self, id: u32) -> bool {
-        self.stack.iter().rev().any(|o| o.id == id)
-    }
-
     fn reconstruction_pending(&self) -> bool {
-        matches!(self.formatting.last(), Some(Formatting::Element { id, .. }) if !self.on_stack(*id))
+        matches!(self.formatting.last(), Some(Formatting::Element { id, .. }) if self.open(*id).is_none())
     }
 
     /// Opens again the formatting elements closed by something other than
@@ -1911,7 +1887,7 @@ impl<'a> Tree<'a> {
         let mut first = self.formatting.len() - 1;
         while first > 0 {
             match &self.formatting[first - 1] {
-                Formatting::Element { id, .. } if !self.on_stack(*id) => first -= 1,
+                Formatting::Element { id, .. } if self.open(*id).is_none() => first -= 1,
                 _ => break,
             }
         }
