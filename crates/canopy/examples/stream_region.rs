@@ -25,9 +25,7 @@
 //! It prints how many pages the pass follows (and why the others need the
 //! full path), how many of those give the tree's region text, the tree's
 //! signature and the tree's template decision (containment of the saved
-//! sketch at the reuse threshold), and how many fit a sketch made the same
-//! way from the pass's paths of the cluster's pages (what a wrapper would
-//! save for a streaming check); then the CPU time of both ways, of the
+//! sketch at the reuse threshold); then the CPU time of both ways, of the
 //! pass alone and of lol_html with a do-nothing handler on every element,
 //! best of `--reps`. `--show` lists the pages whose region text differs.
 
@@ -41,7 +39,7 @@ use canopy_cluster::Signature;
 use canopy_dom::{Deadline, Document, DomOptions};
 use canopy_forest::{Pattern, Wrapper};
 use canopy_ingest::{read_warc_split, IngestOptions, SplitItem};
-use canopy_reuse::{containment, template_sketch, SavedWrappers, Thresholds};
+use canopy_reuse::{containment, SavedWrappers, Thresholds};
 use canopy_stream::{follow, Unfollowed};
 
 /// A page a saved wrapper served.
@@ -124,22 +122,6 @@ fn main() {
         });
     }
 
-    // The stream's own template: a sketch of the pass's paths of the
-    // cluster's pages, as a wrapper learnt from them would save.
-    let mut stream_sigs: BTreeMap<usize, Vec<&Signature>> = BTreeMap::new();
-    for (page, streamed) in served.iter().zip(&streams) {
-        if let Ok(s) = streamed {
-            stream_sigs
-                .entry(page.wrapper)
-                .or_default()
-                .push(&s.signature);
-        }
-    }
-    let stream_sketches: BTreeMap<usize, Vec<u64>> = stream_sigs
-        .iter()
-        .map(|(&w, sigs)| (w, template_sketch(sigs, saved.get(w).paths)))
-        .collect();
-
     let thresholds = Thresholds::default();
     let mut count = Counts::default();
     for ((page, tree), streamed) in served.iter().zip(&trees).zip(&streams) {
@@ -162,8 +144,6 @@ fn main() {
         count.tree_fits += usize::from(fits(&wrapper.sketch, tree_sig));
         count.same_decision +=
             usize::from(fits(&wrapper.sketch, &s.signature) == fits(&wrapper.sketch, tree_sig));
-        count.fits_stream_template +=
-            usize::from(fits(&stream_sketches[&page.wrapper], &s.signature));
         count.region_bytes += s.regions.iter().map(ExactSizeIterator::len).sum::<usize>();
         if show && !same_text {
             println!(
@@ -203,8 +183,8 @@ fn main() {
         count.full_path
     );
     println!(
-        "of those the pass follows: the tree's region text {}, the tree's signature {}, the tree's template decision {} (the tree fits {} to the saved template), fit the pass's own template {}",
-        count.same_text, count.same_signature, count.same_decision, count.tree_fits, count.fits_stream_template
+        "of those the pass follows: the tree's region text {}, the tree's signature {}, the tree's template decision {} (the tree fits {} to the saved template)",
+        count.same_text, count.same_signature, count.same_decision, count.tree_fits
     );
     let bytes: usize = served.iter().map(|p| p.html.len()).sum();
     let per_page = |t: &[Duration]| {
@@ -232,7 +212,6 @@ struct Counts {
     same_signature: usize,
     same_decision: usize,
     tree_fits: usize,
-    fits_stream_template: usize,
     region_bytes: usize,
 }
 

@@ -12,9 +12,11 @@
 //!   the body's elements, the template signature [`Pass::signature`]), or
 //!   why the page needs the full parse ([`Unfollowed`]).
 //!
-//! What the pass gives is what `canopy_dom::Document` holds with an empty
-//! drop list: the elements html5ever builds, less the dropped tags and
-//! hidden elements with their subtrees (`tree/tests.rs`,
+//! What the pass gives is what `canopy_dom::Document` holds with the same
+//! options: the elements html5ever builds, less the dropped tags, hidden
+//! elements and what the drop list's page-wide rules drop (a named block
+//! holding less than half of the page's text, a comment section), with
+//! their subtrees (`tree/tests.rs`,
 //! `the_pass_finds_the_trees_elements_on_every_page_it_follows`, checks it
 //! on every page of the corpora).
 

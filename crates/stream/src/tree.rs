@@ -16,6 +16,7 @@
 //! or where the outcome hangs on what the pass does not read, it stops
 //! with the reason ([`Unfollowed`]): the page takes the full parse.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use canopy_cluster::{path_hash, step_label, Signature};
@@ -160,6 +161,15 @@ enum DocumentMode {
     Unknown,
 }
 
+/// A closed block the drop list names.
+struct NamedBlock {
+    /// The page's text counted when it opened and when it closed.
+    text: Range<usize>,
+    /// The regions closed inside it.
+    regions: Range<usize>,
+    element: u32,
+}
+
 /// What the pass found on a page it follows.
 pub struct Pass {
     /// The byte ranges of the pattern's matches (outermost ones), in
@@ -245,24 +255,29 @@ pub(crate) struct Tree<'a> {
     /// Per region: in a comment section, so not in the tree.
     regions_dropped: Vec<bool>,
     /// The closed blocks the drop list names: the page's text counted when
-    /// each opened and when it closed, and the regions closed inside it.
-    /// The tree drops those holding less than half of the page's text.
-    named_blocks: Vec<(Range<usize>, Range<usize>)>,
+    /// each opened and when it closed, the regions closed inside it, and
+    /// its element. The tree drops those holding less than half of the
+    /// page's text.
+    named_blocks: Vec<NamedBlock>,
     /// The open named blocks: id, the text counted and the regions closed
-    /// when each opened.
-    named_open: Vec<(u32, usize, usize)>,
+    /// when each opened, and its element.
+    named_open: Vec<(u32, usize, usize, u32)>,
     /// The comment sections the page's empty anchors start
     /// (`DomOptions::section_anchors`) whose container is open: its id, and
     /// where the section's first block starts. The tree drops that block
     /// and its later siblings, so every region starting there or later
     /// until the container closes.
     sections: Vec<(u32, usize)>,
+    /// Every comment section's container element and first block element:
+    /// the block and the container's children made after it are dropped.
+    section_elements: Vec<(u32, u32)>,
     /// Comparisons the list of active formatting elements has cost (the
     /// Noah's Ark clause), against the tree's budget.
     formatting_work: u64,
     /// An open `<a>` that may be such an anchor: its id, the nodes made
-    /// when it opened (it counts only if it stays empty) and its start.
-    anchor: Option<(u32, u64, usize)>,
+    /// when it opened (it counts only if it stays empty), its start and
+    /// its element.
+    anchor: Option<(u32, u64, usize, u32)>,
     /// Nodes made so far: elements, texts and comments.
     nodes_made: u64,
     elements: Vec<Element>,
@@ -310,6 +325,7 @@ impl<'a> Tree<'a> {
             named_blocks: Vec::new(),
             named_open: Vec::new(),
             sections: Vec::new(),
+            section_elements: Vec::new(),
             formatting_work: 0,
             anchor: None,
             nodes_made: 0,
@@ -379,11 +395,27 @@ impl<'a> Tree<'a> {
         // than half of the page's text), or in a comment section, is not
         // in the tree.
         let page = self.text_bytes;
-        for (text, regions) in &self.named_blocks {
-            if 2 * (text.end - text.start) < page {
-                for dropped in &mut self.regions_dropped[regions.clone()] {
+        let mut gone = vec![false; self.elements.len()];
+        for block in &self.named_blocks {
+            if 2 * (block.text.end - block.text.start) < page {
+                for dropped in &mut self.regions_dropped[block.regions.clone()] {
                     *dropped = true;
                 }
+                gone[block.element as usize] = true;
+            }
+        }
+        // Each container's earliest section: a page may hold thousands of
+        // anchors in one container.
+        let mut first_in: HashMap<u32, u32> = HashMap::new();
+        for &(container, first) in &self.section_elements {
+            let at = first_in.entry(container).or_insert(first);
+            *at = (*at).min(first);
+        }
+        if !first_in.is_empty() {
+            for (e, element) in self.elements.iter().enumerate() {
+                gone[e] |= first_in
+                    .get(&element.parent)
+                    .is_some_and(|&first| e as u32 >= first);
             }
         }
         let regions = self
@@ -396,7 +428,7 @@ impl<'a> Tree<'a> {
         Ok(Pass {
             regions,
             text_bytes: self.text_bytes,
-            elements: self.elements,
+            elements: without_dropped(self.elements, gone),
             labels: self.labels,
         })
     }
@@ -478,9 +510,12 @@ impl<'a> Tree<'a> {
             return;
         }
         if let Some(i) = self.named_open.iter().rposition(|&(id, ..)| id == open.id) {
-            let (_, text, regions) = self.named_open.remove(i);
-            self.named_blocks
-                .push((text..self.text_bytes, regions..self.regions.len()));
+            let (_, text, regions, element) = self.named_open.remove(i);
+            self.named_blocks.push(NamedBlock {
+                text: text..self.text_bytes,
+                regions: regions..self.regions.len(),
+                element,
+            });
         }
     }
 
@@ -488,7 +523,7 @@ impl<'a> Tree<'a> {
     /// a comment section at its block (the anchor, or its heading or inline
     /// wrappers: `canopy_dom`'s climb) in that block's parent.
     fn close_anchor(&mut self) {
-        let Some((_, made, anchor_start)) = self.anchor.take() else {
+        let Some((_, made, anchor_start, anchor_element)) = self.anchor.take() else {
             return;
         };
         if made != self.nodes_made {
@@ -499,10 +534,14 @@ impl<'a> Tree<'a> {
         while start > 2 && canopy_dom::is_section_wrapper(&self.stack[start - 1].tag) {
             start -= 1;
         }
-        let from = match self.stack.get(start) {
-            Some(block) => block.start,
-            None => anchor_start,
+        let (from, block) = match self.stack.get(start) {
+            Some(block) => (block.start, block.element),
+            None => (anchor_start, anchor_element),
         };
+        let container = self.stack[start - 1].element;
+        if block != NONE && container != NONE {
+            self.section_elements.push((container, block));
+        }
         // The regions closed since the section's first block started are
         // inside its container, which is still open.
         for (region, dropped) in self.regions.iter().zip(&mut self.regions_dropped) {
@@ -1622,7 +1661,7 @@ impl<'a> Tree<'a> {
         self.end_text_node();
         let open = self.stack.pop()?;
         self.close_named(&open);
-        if self.anchor.is_some_and(|(id, _, _)| id == open.id) {
+        if self.anchor.is_some_and(|(id, ..)| id == open.id) {
             self.close_anchor();
         }
         if !self.sections.is_empty() {
@@ -1740,21 +1779,21 @@ impl<'a> Tree<'a> {
         let id = self.next_id;
         let (mut element, mut anchor, mut region, mut named) = (NONE, false, None, false);
         if !dropped {
+            element = self.elements.len() as u32;
             if self.options.names_dropped_role(tag, |name| attrs.get(name)) {
                 named = true;
                 self.named_open
-                    .push((id, self.text_bytes, self.regions.len()));
+                    .push((id, self.text_bytes, self.regions.len(), element));
             }
             if canopy_dom::names_section_anchor(
                 tag,
                 |name| attrs.get(name),
                 &self.options.section_anchors,
             ) {
-                self.anchor = Some((id, self.nodes_made, at));
+                self.anchor = Some((id, self.nodes_made, at, element));
             }
             let start = self.labels.len() as u32;
             step_label(tag, attrs.get("id"), attrs.get("class"), &mut self.labels);
-            element = self.elements.len() as u32;
             self.elements.push(Element {
                 parent: parent.element,
                 label: start..self.labels.len() as u32,
@@ -1993,6 +2032,49 @@ fn is_heading(tag: &str) -> bool {
 
 fn is_table_part(tag: &str) -> bool {
     matches!(tag, "table" | "tbody" | "thead" | "tfoot" | "tr")
+}
+
+/// The elements not `gone` and not inside one that is (the tree's drop
+/// list's page-wide rules), their parents renumbered. A parent may come
+/// after its child (the adoption agency's copies).
+fn without_dropped(elements: Vec<Element>, mut gone: Vec<bool>) -> Vec<Element> {
+    if !gone.contains(&true) {
+        return elements;
+    }
+    let n = elements.len();
+    let mut done = vec![false; n];
+    let mut chain = Vec::new();
+    for i in 0..n {
+        let mut at = i;
+        while !done[at] {
+            chain.push(at);
+            match elements[at].parent {
+                NONE => break,
+                p => at = p as usize,
+            }
+        }
+        // `at` is done, or the root: its state is final.
+        let mut inherited = done[at] && gone[at];
+        while let Some(e) = chain.pop() {
+            inherited |= gone[e];
+            gone[e] = inherited;
+            done[e] = true;
+        }
+    }
+    let mut index = vec![NONE; n];
+    let mut kept = Vec::with_capacity(n);
+    for (i, element) in elements.into_iter().enumerate() {
+        if !gone[i] {
+            index[i] = kept.len() as u32;
+            kept.push(element);
+        }
+    }
+    for element in &mut kept {
+        if element.parent != NONE {
+            element.parent = index[element.parent as usize];
+        }
+    }
+    kept
 }
 
 /// The head's elements, which go to the head before the body opens.
