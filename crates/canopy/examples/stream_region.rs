@@ -18,9 +18,11 @@
 //! - **the tree**: `Document::parse_within` with the run's options, the
 //!   wrapper applied to it (`Wrapper::apply`), the page's template
 //!   signature (`Signature::of`);
-//! - **the stream**: `canopy_stream::follow` with the wrapper's pattern,
-//!   then an html5ever parse of the byte ranges of its matches alone, told
-//!   the page's text length the pass counted (`DomOptions::page_text`).
+//! - **the stream**: `canopy_stream::follow` with the patterns of all the
+//!   site's saved wrappers (a page's template, so its wrapper, is known
+//!   only once its cluster is), then an html5ever parse of the byte ranges
+//!   of the served wrapper's matches alone, told the page's text length the
+//!   pass counted (`DomOptions::page_text`).
 //!
 //! It prints how many pages the pass follows (and why the others need the
 //! full path), how many of those give the tree's region text, the tree's
@@ -30,7 +32,6 @@
 //! best of `--reps`. `--show` lists the pages whose region text differs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -51,7 +52,10 @@ struct Served<'a> {
 
 /// What the stream way found on a page it follows.
 struct Streamed {
-    regions: Vec<Range<usize>>,
+    /// The chosen pattern's regions.
+    regions: usize,
+    /// The bytes of the page of the regions alone.
+    skeleton_bytes: usize,
     signature: Signature,
     text: String,
 }
@@ -94,6 +98,16 @@ fn main() {
         .iter()
         .map(|p| &saved.get(p.wrapper).pattern)
         .collect();
+    // Each page's site's patterns, and where its wrapper's is among them.
+    let site_patterns: Vec<(Vec<&Pattern>, usize)> = served
+        .iter()
+        .map(|p| {
+            let of_site = saved.of_site(&saved.get(p.wrapper).record.site);
+            let chosen = of_site.iter().position(|&w| w == p.wrapper).unwrap_or(0);
+            let patterns = of_site.iter().map(|&w| &saved.get(w).pattern).collect();
+            (patterns, chosen)
+        })
+        .collect();
 
     // Both ways, timed.
     let (mut tree_cpu, mut stream_cpu) = (Vec::new(), Vec::new());
@@ -107,13 +121,15 @@ fn main() {
                 .collect()
         });
         streams = timed(&mut stream_cpu, || {
-            pages()
-                .map(|(page, pattern)| stream_way(page.html, pattern, options))
+            served
+                .iter()
+                .zip(&site_patterns)
+                .map(|(page, (patterns, chosen))| stream_way(page.html, patterns, *chosen, options))
                 .collect()
         });
         timed(&mut pass_cpu, || {
-            for (page, pattern) in pages() {
-                let pass = follow(page.html, Some(pattern), options);
+            for (page, (patterns, _)) in served.iter().zip(&site_patterns) {
+                let pass = follow(page.html, patterns, options);
                 std::hint::black_box(pass.ok());
             }
         });
@@ -144,13 +160,14 @@ fn main() {
         count.tree_fits += usize::from(fits(&wrapper.sketch, tree_sig));
         count.same_decision +=
             usize::from(fits(&wrapper.sketch, &s.signature) == fits(&wrapper.sketch, tree_sig));
-        count.region_bytes += s.regions.iter().map(ExactSizeIterator::len).sum::<usize>();
+        count.skeleton_bytes += s.skeleton_bytes;
+        count.followed_bytes += page.html.len();
         if show && !same_text {
             println!(
                 "differs: {} {} ({} regions): tree {} chars, stream {}",
                 page.record_id,
                 wrapper.record.cluster,
-                s.regions.len(),
+                s.regions,
                 tree_text.len(),
                 s.text.len()
             );
@@ -174,28 +191,29 @@ fn main() {
         }
     }
     let needing: usize = count.full_path.values().sum();
+    let matched: usize = site_patterns.iter().map(|(p, _)| p.len()).sum();
     println!(
-        "{}: {} pages served by a wrapper; the pass follows {}, {} need the full path {:?}",
+        "{}: {} pages served by a wrapper; the pass follows {}, {} need the full path {:?}; {:.2} patterns (the site's saved wrappers) a pass",
         warc.display(),
         served.len(),
         count.followed,
         needing,
-        count.full_path
+        count.full_path,
+        matched as f64 / served.len().max(1) as f64
     );
     println!(
         "of those the pass follows: the tree's region text {}, the tree's signature {}, the tree's template decision {} (the tree fits {} to the saved template)",
         count.same_text, count.same_signature, count.same_decision, count.tree_fits
     );
-    let bytes: usize = served.iter().map(|p| p.html.len()).sum();
     let per_page = |t: &[Duration]| {
         let best = t.iter().min().copied().unwrap_or_default();
         best.as_secs_f64() * 1e6 / served.len().max(1) as f64
     };
     println!(
-        "CPU, best of {reps}: the tree (parse, wrapper, signature) {:.0} µs/page; the stream (pass, region parse) {:.0} µs/page; regions {:.1} % of the bytes",
+        "CPU, best of {reps}: the tree (parse, wrapper, signature) {:.0} µs/page; the stream (pass, skeleton parse, wrapper, signature) {:.0} µs/page; skeletons {:.1} % of the bytes",
         per_page(&tree_cpu),
         per_page(&stream_cpu),
-        100.0 * count.region_bytes as f64 / bytes.max(1) as f64
+        100.0 * count.skeleton_bytes as f64 / count.followed_bytes.max(1) as f64
     );
     println!(
         "of which the pass {:.0} µs/page; lol_html with a handler on every element that does nothing {:.0} µs/page",
@@ -212,7 +230,8 @@ struct Counts {
     same_signature: usize,
     same_decision: usize,
     tree_fits: usize,
-    region_bytes: usize,
+    skeleton_bytes: usize,
+    followed_bytes: usize,
 }
 
 /// The selection's text and the page's signature, from the whole tree.
@@ -233,32 +252,39 @@ fn tree_way(html: &str, pattern: &Pattern, options: &DomOptions) -> (String, Sig
     (collapse(&text.join(" ")), Signature::of(&doc))
 }
 
-/// The pass, then the regions' text from a parse of each alone.
+/// The pass with all of `patterns`, then the page of their regions alone
+/// (`Pass::skeleton`) parsed, and pattern `chosen` applied to it.
 #[inline(never)]
-fn stream_way(html: &str, pattern: &Pattern, options: &DomOptions) -> Result<Streamed, Unfollowed> {
-    let pass = follow(html, Some(pattern), options)?;
+fn stream_way(
+    html: &str,
+    patterns: &[&Pattern],
+    chosen: usize,
+    options: &DomOptions,
+) -> Result<Streamed, Unfollowed> {
+    let pass = follow(html, patterns, options)?;
     // The drop list's guard weighs a named element against the whole
     // page's text, which the pass counted.
     let options = &DomOptions {
         page_text: Some(pass.text_bytes),
         ..options.clone()
     };
-    let text: Vec<String> = pass
-        .regions
-        .iter()
-        .map(|r| {
-            let region = Document::parse_within(
-                html.get(r.clone()).unwrap_or(""),
-                options,
-                Deadline::after(None),
-            )
-            .expect("a region of a page the run parsed");
-            region.inner_text(region.body())
-        })
+    let skeleton = pass.skeleton(html);
+    let doc = Document::parse_within(&skeleton, options, Deadline::after(None))
+        .expect("the skeleton of a page the run parsed");
+    let wrapper = Wrapper {
+        pattern: patterns[chosen].clone(),
+        relevance: 0.0,
+        dfs: Vec::new(),
+    };
+    let text: Vec<String> = wrapper
+        .apply(&doc)
+        .into_iter()
+        .map(|n| doc.inner_text(n))
         .collect();
     Ok(Streamed {
         signature: pass.signature(),
-        regions: pass.regions,
+        regions: pass.regions[chosen].len(),
+        skeleton_bytes: skeleton.len(),
         text: collapse(&text.join(" ")),
     })
 }

@@ -579,9 +579,15 @@ pub fn is_hidden<'a>(attrs: impl IntoIterator<Item = (&'a str, &'a str)>) -> boo
 
 /// Whether a `<script>` holds JSON-LD (`type="application/ld+json"`).
 fn is_json_ld(attrs: &[html5ever::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        &*a.name.local == "type" && a.value.trim().eq_ignore_ascii_case("application/ld+json")
-    })
+    attrs
+        .iter()
+        .any(|a| &*a.name.local == "type" && is_json_ld_type(&a.value))
+}
+
+/// Whether a `<script>`'s `type` says it holds JSON-LD, which the tree
+/// keeps as page metadata ([`Document::json_ld`]).
+pub fn is_json_ld_type(value: &str) -> bool {
+    value.trim().eq_ignore_ascii_case("application/ld+json")
 }
 
 /// The text children of a build-tree node, concatenated.

@@ -56,6 +56,8 @@ pub enum Unfollowed {
     /// A pattern typed by position in a depth-first walk, which a pass in
     /// document order cannot match before the page's end.
     DfsPattern,
+    /// More patterns than the pass matches at once ([`MAX_PATTERNS`]).
+    ManyPatterns,
     /// A `<noscript>` in the body whose markup may be prose: the tree may
     /// parse it into its children (`canopy_dom`'s script fallback).
     NoscriptFallback,
@@ -78,6 +80,7 @@ impl Unfollowed {
             Unfollowed::TooLong => "a page past the parse's byte cap",
             Unfollowed::FosteredOutOfRegion => "content put before a table out of a region",
             Unfollowed::DfsPattern => "a pattern typed by depth-first position",
+            Unfollowed::ManyPatterns => "more patterns than the pass matches at once",
             Unfollowed::NoscriptFallback => "a noscript that may be the page's fallback",
             Unfollowed::Quirks => "a table in a paragraph under an unclassified doctype",
         }
@@ -85,6 +88,11 @@ impl Unfollowed {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// Most patterns one pass matches: each is a bit of an open element's
+/// masks. A site's saved wrappers are its templates, a handful on the dev
+/// corpora's sites.
+pub const MAX_PATTERNS: usize = 64;
 
 /// What "clear the stack back to a table (body, row) context" stops at.
 const TABLE_CONTEXT: [&str; 3] = ["table", "template", "html"];
@@ -97,6 +105,8 @@ pub(crate) struct Element {
     pub(crate) parent: u32,
     pub(crate) label: Range<u32>,
     pub(crate) tag_end: u32,
+    /// Forest's level.
+    pub(crate) level: u32,
 }
 
 /// An open element.
@@ -113,15 +123,37 @@ struct Open {
     /// A dropped tag or inside one: its text is not the page's rendered
     /// text (a hidden element's is).
     unrendered: bool,
-    /// Whether it has the type of the pattern's anchor.
-    anchor: bool,
-    /// Where it starts, when it is a match of the pattern (outside any
-    /// other match).
-    region: Option<usize>,
+    /// The patterns (bit `i` for the pass's pattern `i`) whose anchor's
+    /// type it has.
+    anchors: u64,
+    /// The patterns it is a match of, outside any other match of theirs:
+    /// each is a region from `start`.
+    matches: u64,
     /// Where its start tag is (or what opened it implied).
     start: usize,
     /// Whether the drop list names it (`DomOptions::names_dropped_role`).
     named: bool,
+    /// When it is a match: its ancestors below `<body>`, outermost first.
+    ancestors: Vec<Ancestor>,
+}
+
+/// An ancestor of a region, as the region's page of its own
+/// ([`Pass::skeleton`]) opens it again.
+#[derive(Clone, Debug)]
+pub(crate) struct Ancestor {
+    /// Its index among the body's elements: regions with an ancestor in
+    /// common share it.
+    pub(crate) element: u32,
+    pub(crate) tag: String,
+    /// Where its start tag is, or what opened it implied.
+    pub(crate) start: usize,
+}
+
+/// A match of a pattern: its bytes, and its ancestors below `<body>`.
+#[derive(Clone, Debug)]
+pub struct Region {
+    pub bytes: Range<usize>,
+    pub(crate) ancestors: Vec<Ancestor>,
 }
 
 /// An entry of the list of active formatting elements.
@@ -172,9 +204,11 @@ struct NamedBlock {
 
 /// What the pass found on a page it follows.
 pub struct Pass {
-    /// The byte ranges of the pattern's matches (outermost ones), in
-    /// document order.
-    pub regions: Vec<Range<usize>>,
+    /// For each of the patterns, in their order, its matches (outermost
+    /// ones), in document order.
+    pub regions: Vec<Vec<Region>>,
+    /// Where the body starts: its start tag, or what opened it implied.
+    pub body_at: usize,
     /// The page's rendered text bytes, as `canopy_dom::page_text_bytes`
     /// counts them: what a region's parse gives the drop list's guard
     /// (`DomOptions::page_text`).
@@ -237,7 +271,9 @@ impl Pass {
 /// The follower: the scan's tokens in, the stack's effects out.
 pub(crate) struct Tree<'a> {
     html: &'a str,
-    pattern: Option<&'a Pattern>,
+    patterns: &'a [&'a Pattern],
+    /// The tag and level of each pattern's matches.
+    match_keys: Vec<(&'a str, u32)>,
     options: &'a DomOptions,
     mode: Mode,
     stack: Vec<Open>,
@@ -250,8 +286,11 @@ pub(crate) struct Tree<'a> {
     templates: u32,
     quirks: DocumentMode,
     next_id: u32,
-    open_matches: usize,
-    regions: Vec<Range<usize>>,
+    /// The patterns with a match open.
+    open_matches: u64,
+    /// The matches closed: pattern and region.
+    regions: Vec<(usize, Region)>,
+    body_at: usize,
     /// Per region: in a comment section, so not in the tree.
     regions_dropped: Vec<bool>,
     /// The closed blocks the drop list names: the page's text counted when
@@ -292,14 +331,21 @@ pub(crate) struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
-    pub(crate) fn new(
-        html: &'a str,
-        pattern: Option<&'a Pattern>,
-        options: &'a DomOptions,
-    ) -> Self {
+    pub(crate) fn new(html: &'a str, patterns: &'a [&'a Pattern], options: &'a DomOptions) -> Self {
+        let match_keys = patterns
+            .iter()
+            .filter_map(|p| {
+                let tag = match &p.ty {
+                    ElementType::Attrs { tag, .. } | ElementType::Dfs { tag, .. } => tag,
+                    ElementType::Anchored { path, .. } => path.last()?,
+                };
+                Some((tag.as_str(), p.level))
+            })
+            .collect();
         Tree {
             html,
-            pattern,
+            patterns,
+            match_keys,
             options,
             mode: Mode::BeforeHead,
             stack: vec![Open {
@@ -309,10 +355,11 @@ impl<'a> Tree<'a> {
                 element: NONE,
                 dropped: false,
                 unrendered: false,
-                anchor: false,
-                region: None,
+                anchors: 0,
+                matches: 0,
                 start: 0,
                 named: false,
+                ancestors: Vec::new(),
             }],
             formatting: Vec::new(),
             form_open: false,
@@ -321,6 +368,7 @@ impl<'a> Tree<'a> {
             next_id: 1,
             open_matches: 0,
             regions: Vec::new(),
+            body_at: 0,
             regions_dropped: Vec::new(),
             named_blocks: Vec::new(),
             named_open: Vec::new(),
@@ -418,15 +466,15 @@ impl<'a> Tree<'a> {
                     .is_some_and(|&first| e as u32 >= first);
             }
         }
-        let regions = self
-            .regions
-            .into_iter()
-            .zip(&self.regions_dropped)
-            .filter(|(_, &dropped)| !dropped)
-            .map(|(r, _)| r)
-            .collect();
+        let mut regions = vec![Vec::new(); self.patterns.len()];
+        for ((pattern, region), dropped) in self.regions.into_iter().zip(&self.regions_dropped) {
+            if !dropped {
+                regions[pattern].push(region);
+            }
+        }
         Ok(Pass {
             regions,
+            body_at: self.body_at,
             text_bytes: self.text_bytes,
             elements: without_dropped(self.elements, gone),
             labels: self.labels,
@@ -544,8 +592,8 @@ impl<'a> Tree<'a> {
         }
         // The regions closed since the section's first block started are
         // inside its container, which is still open.
-        for (region, dropped) in self.regions.iter().zip(&mut self.regions_dropped) {
-            *dropped |= region.start >= from;
+        for ((_, region), dropped) in self.regions.iter().zip(&mut self.regions_dropped) {
+            *dropped |= region.bytes.start >= from;
         }
         self.sections.push((self.stack[start - 1].id, from));
     }
@@ -699,6 +747,7 @@ impl<'a> Tree<'a> {
             self.stack.pop();
         }
         self.mode = Mode::InBody;
+        self.body_at = at;
         self.body_id = attrs.get("id").map(str::to_string);
         self.body_class = attrs.get("class").map(str::to_string);
         // The body is kept whatever its attributes (`canopy_dom`).
@@ -1290,8 +1339,8 @@ impl<'a> Tree<'a> {
             return Ok(());
         }
         self.adoption_agency(name, span.start).map(|closed| {
-            if let Some(pos) = closed {
-                self.fix_region_end(pos, span.end);
+            if let Some(closed) = closed {
+                self.fix_region_ends(closed, span.end);
             }
         })
     }
@@ -1299,9 +1348,13 @@ impl<'a> Tree<'a> {
     /// The adoption agency for `subject` at `at`: a formatting element
     /// with no block after it on the stack is closed with what it holds;
     /// one with a block after it is taken apart as the tree builder does
-    /// ([`Tree::restructure`]). Returns where in the region list the region
-    /// it closed (if any) ended.
-    fn adoption_agency(&mut self, subject: &str, at: usize) -> Result<Option<usize>, Unfollowed> {
+    /// ([`Tree::restructure`]). Returns where in the region list the
+    /// regions the outermost element it closed (if any) ended.
+    fn adoption_agency(
+        &mut self,
+        subject: &str,
+        at: usize,
+    ) -> Result<Option<Range<usize>>, Unfollowed> {
         if self.top() == subject {
             let top_id = self.stack[self.stack.len() - 1].id;
             if self.formatting_position(top_id).is_none() {
@@ -1343,17 +1396,24 @@ impl<'a> Tree<'a> {
     /// block's new chain of ancestors, the block moves under the element
     /// below the formatting element, and a copy of the formatting element
     /// takes the block's children. Elements the tree has built move, so a
-    /// page where a region of the pattern may be among them, or a dropped
-    /// element is, takes the full parse.
+    /// page where a region of a pattern may be among them, or a dropped
+    /// element is, takes the full parse; so does one where an element of
+    /// the block's subtree may match a pattern at its new level.
     fn restructure(&mut self, fe: usize, block: usize, at: usize) -> Result<(), Unfollowed> {
         self.end_text_node();
         let block_start = self.stack[block].start;
-        if self.open_matches > 0
-            || self.regions.last().is_some_and(|r| r.end > block_start)
+        if self.open_matches != 0
+            || self
+                .regions
+                .last()
+                .is_some_and(|(_, r)| r.bytes.end > block_start)
             || self.stack[fe - 1..].iter().any(|o| o.dropped)
         {
             return Err(Unfollowed::Adoption);
         }
+        // The block's subtree: the elements made since it opened.
+        let subtree = self.stack[block].element as usize..self.elements.len();
+        let block_level = self.stack[block].level;
         let fe_id = self.stack[fe].id;
         let block_id = self.stack[block].id;
         let common = fe - 1;
@@ -1432,6 +1492,58 @@ impl<'a> Tree<'a> {
             .map_or(self.stack.len(), |i| i + 1);
         self.stack.insert(after_block, copy);
         self.relevel(common);
+        let moved_to = self.open(block_id).map_or(block_level, |o| o.level);
+        self.move_subtree(subtree, block_level, moved_to)
+    }
+
+    /// The levels of a moved block's subtree (`subtree`, the block first),
+    /// the block from `from` to `to`, its descendants one further (a copy
+    /// of the formatting element now holds them). An element that gets the
+    /// tag and level of a pattern's match may now be one: the page takes
+    /// the full parse. The elements looked at count as the formatting
+    /// elements' work.
+    fn move_subtree(
+        &mut self,
+        subtree: Range<usize>,
+        from: u32,
+        to: u32,
+    ) -> Result<(), Unfollowed> {
+        self.formatting_work += subtree.len() as u64;
+        if self.formatting_work > canopy_dom::MAX_FORMATTING_WORK {
+            return Err(Unfollowed::Budget);
+        }
+        let first = subtree.start;
+        let mut may_match = false;
+        for (i, e) in self
+            .elements
+            .get_mut(subtree)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let level = if i == 0 {
+                to
+            } else {
+                (e.level + 1 + to).saturating_sub(from)
+            };
+            e.level = level;
+            let tag = self
+                .labels
+                .get(e.label.start as usize..e.tag_end as usize)
+                .unwrap_or("");
+            may_match |= self.match_keys.iter().any(|&(t, l)| t == tag && l == level);
+        }
+        // The copies the adoption agency made, on the stack.
+        for o in &self.stack {
+            if let Some(e) = self.elements.get_mut(o.element as usize) {
+                if o.element as usize >= first {
+                    e.level = o.level;
+                }
+            }
+        }
+        if may_match {
+            return Err(Unfollowed::Adoption);
+        }
         Ok(())
     }
 
@@ -1451,8 +1563,9 @@ impl<'a> Tree<'a> {
             parent: NONE,
             label: start..self.labels.len() as u32,
             tag_end: start + tag.len() as u32,
+            level: 0,
         });
-        let anchor = self.types(&tag, &view, 0, 0).1;
+        let anchors = self.types(&tag, &view, 0, 0).1;
         self.next_id += 1;
         Open {
             id: self.next_id,
@@ -1461,10 +1574,11 @@ impl<'a> Tree<'a> {
             element,
             dropped: false,
             unrendered: false,
-            anchor,
-            region: None,
+            anchors,
+            matches: 0,
             start: at,
             named: false,
+            ancestors: Vec::new(),
         }
     }
 
@@ -1532,11 +1646,11 @@ impl<'a> Tree<'a> {
         }
     }
 
-    /// Moves the end of region `index` (closed by an end tag) past that
-    /// tag.
-    fn fix_region_end(&mut self, index: usize, end: usize) {
-        if let Some(r) = self.regions.get_mut(index) {
-            r.end = end;
+    /// Moves the end of the regions at `closed` (closed by an end tag)
+    /// past that tag.
+    fn fix_region_ends(&mut self, closed: Range<usize>, end: usize) {
+        for (_, r) in self.regions.get_mut(closed).into_iter().flatten() {
+            r.bytes.end = end;
         }
     }
 
@@ -1655,11 +1769,11 @@ impl<'a> Tree<'a> {
         self.pop(end);
     }
 
-    /// Pops the current element, which ends at `end`; the index of the
-    /// region it closed, if it was one.
-    fn pop(&mut self, end: usize) -> Option<usize> {
+    /// Pops the current element, which ends at `end`; the indices of the
+    /// regions it closed, if it was a match.
+    fn pop(&mut self, end: usize) -> Option<Range<usize>> {
         self.end_text_node();
-        let open = self.stack.pop()?;
+        let mut open = self.stack.pop()?;
         self.close_named(&open);
         if self.anchor.is_some_and(|(id, ..)| id == open.id) {
             self.close_anchor();
@@ -1667,12 +1781,23 @@ impl<'a> Tree<'a> {
         if !self.sections.is_empty() {
             self.sections.retain(|&(container, _)| container != open.id);
         }
-        let start = open.region?;
-        self.regions.push(start..end);
+        if open.matches == 0 {
+            return None;
+        }
+        let start = open.start;
         let in_section = self.sections.iter().any(|&(_, from)| start >= from);
-        self.regions_dropped.push(in_section);
-        self.open_matches -= 1;
-        Some(self.regions.len() - 1)
+        let first = self.regions.len();
+        let ancestors = std::mem::take(&mut open.ancestors);
+        for pattern in bits(open.matches) {
+            let region = Region {
+                bytes: start..end,
+                ancestors: ancestors.clone(),
+            };
+            self.regions.push((pattern, region));
+            self.regions_dropped.push(in_section);
+        }
+        self.open_matches &= !open.matches;
+        Some(first..self.regions.len())
     }
 
     fn void(&mut self, tag: &str, attrs: &Attrs, span: Range<usize>) -> Result<(), Unfollowed> {
@@ -1691,10 +1816,11 @@ impl<'a> Tree<'a> {
             element: NONE,
             dropped: true,
             unrendered: canopy_dom::is_dropped_tag(tag),
-            anchor: false,
-            region: None,
+            anchors: 0,
+            matches: 0,
             start: 0,
             named: false,
+            ancestors: Vec::new(),
         });
     }
 
@@ -1721,17 +1847,25 @@ impl<'a> Tree<'a> {
         self.check_pattern_attrs(attrs)
     }
 
-    /// A pattern's attribute whose value holds a character reference.
+    /// A pattern's attribute (or its anchor's) whose value holds a
+    /// character reference.
     fn check_pattern_attrs(&self, attrs: &Attrs) -> Result<(), Unfollowed> {
-        let Some(ElementType::Attrs { attrs: want, .. }) = self.pattern.map(|p| &p.ty) else {
-            return Ok(());
-        };
-        if want.iter().any(|(name, _)| {
-            attrs
-                .attr(name)
-                .is_some_and(|a| a.first_token_has_char_ref())
-        }) {
-            return Err(Unfollowed::CharRef);
+        for pattern in self.patterns {
+            let want = match &pattern.ty {
+                ElementType::Attrs { attrs, .. } => attrs,
+                ElementType::Anchored { anchor, .. } => match anchor.as_deref() {
+                    Some(ElementType::Attrs { attrs, .. }) => attrs,
+                    _ => continue,
+                },
+                ElementType::Dfs { .. } => continue,
+            };
+            if want.iter().any(|(name, _)| {
+                attrs
+                    .attr(name)
+                    .is_some_and(|a| a.first_token_has_char_ref())
+            }) {
+                return Err(Unfollowed::CharRef);
+            }
         }
         Ok(())
     }
@@ -1767,9 +1901,7 @@ impl<'a> Tree<'a> {
             self.foster_target(top)
         };
         self.end_text_node();
-        let leaves_region = self.stack[parent_at + 1..]
-            .iter()
-            .any(|o| o.region.is_some());
+        let leaves_region = self.stack[parent_at + 1..].iter().any(|o| o.matches != 0);
         let parent = &self.stack[parent_at];
         let level = parent.level + u32::from(parent.tag != "tbody");
         let dropped = dropped || parent.dropped;
@@ -1777,7 +1909,8 @@ impl<'a> Tree<'a> {
         self.nodes_made += 1;
         self.next_id += 1;
         let id = self.next_id;
-        let (mut element, mut anchor, mut region, mut named) = (NONE, false, None, false);
+        let (mut element, mut anchors, mut matches, mut named) = (NONE, 0, 0, false);
+        let mut ancestors = Vec::new();
         if !dropped {
             element = self.elements.len() as u32;
             if self.options.names_dropped_role(tag, |name| attrs.get(name)) {
@@ -1798,12 +1931,24 @@ impl<'a> Tree<'a> {
                 parent: parent.element,
                 label: start..self.labels.len() as u32,
                 tag_end: start + tag.len() as u32,
+                level,
             });
             let (is_match, is_anchor) = self.types(tag, attrs, level, parent_at);
-            anchor = is_anchor;
-            if is_match && self.open_matches == 0 {
-                region = Some(at);
-                self.open_matches += 1;
+            anchors = is_anchor;
+            // Only the outermost match of a pattern is a region.
+            matches = is_match & !self.open_matches;
+            self.open_matches |= matches;
+            if matches != 0 {
+                // Below `<html>` and `<body>`, the stack up to the parent
+                // (the foster parent, for an element put before a table).
+                ancestors = self.stack[2.min(parent_at + 1)..=parent_at]
+                    .iter()
+                    .map(|o| Ancestor {
+                        element: o.element,
+                        tag: o.tag.clone(),
+                        start: o.start,
+                    })
+                    .collect();
             }
         }
         self.stack.push(Open {
@@ -1813,54 +1958,61 @@ impl<'a> Tree<'a> {
             element,
             dropped,
             unrendered,
-            anchor,
-            region,
+            anchors,
+            matches,
             start: at,
             named,
+            ancestors,
         });
         leaves_region
     }
 
-    /// Whether an element is a match of the pattern, and whether it has
-    /// the type of the pattern's anchor.
-    fn types(&self, tag: &str, attrs: &Attrs, level: u32, parent_at: usize) -> (bool, bool) {
-        let Some(pattern) = self.pattern else {
-            return (false, false);
-        };
+    /// The patterns an element is a match of, and those whose anchor's
+    /// type it has (bit `i` for pattern `i`).
+    fn types(&self, tag: &str, attrs: &Attrs, level: u32, parent_at: usize) -> (u64, u64) {
         let have = |want: &[(String, String)]| {
             want.iter()
                 .all(|(name, value)| attrs.get(name).is_some_and(|v| tolerant_form(v) == *value))
         };
-        match &pattern.ty {
-            ElementType::Attrs {
-                tag: want,
-                attrs: want_attrs,
-            } => (
-                level == pattern.level && tag == want && have(want_attrs),
-                false,
-            ),
-            ElementType::Dfs { .. } => (false, false),
-            ElementType::Anchored { anchor, path } => {
-                let is_anchor = match anchor.as_deref() {
-                    Some(ElementType::Attrs {
-                        tag: want,
-                        attrs: want_attrs,
-                    }) => tag == want && have(want_attrs),
-                    Some(_) => false,
-                    None => tag == "body",
-                };
-                let is_match = level == pattern.level
-                    && path.last().is_some_and(|own| own == tag)
-                    && level
-                        .checked_sub(path.len() as u32)
-                        .is_some_and(|anchor_level| {
-                            self.stack[..=parent_at]
-                                .iter()
-                                .any(|o| o.anchor && o.level == anchor_level && o.tag != "tbody")
-                        });
-                (is_match, is_anchor && tag != "tbody")
-            }
+        let (mut matches, mut anchors) = (0, 0);
+        for (i, pattern) in self.patterns.iter().enumerate() {
+            let bit = 1u64 << i;
+            let (is_match, is_anchor) = match &pattern.ty {
+                ElementType::Attrs {
+                    tag: want,
+                    attrs: want_attrs,
+                } => (
+                    level == pattern.level && tag == want && have(want_attrs),
+                    false,
+                ),
+                ElementType::Dfs { .. } => (false, false),
+                ElementType::Anchored { anchor, path } => {
+                    let is_anchor = match anchor.as_deref() {
+                        Some(ElementType::Attrs {
+                            tag: want,
+                            attrs: want_attrs,
+                        }) => tag == want && have(want_attrs),
+                        Some(_) => false,
+                        None => tag == "body",
+                    };
+                    let is_match = level == pattern.level
+                        && path.last().is_some_and(|own| own == tag)
+                        && level
+                            .checked_sub(path.len() as u32)
+                            .is_some_and(|anchor_level| {
+                                self.stack[..=parent_at].iter().any(|o| {
+                                    o.anchors & bit != 0
+                                        && o.level == anchor_level
+                                        && o.tag != "tbody"
+                                })
+                            });
+                    (is_match, is_anchor && tag != "tbody")
+                }
+            };
+            matches |= u64::from(is_match) << i;
+            anchors |= u64::from(is_anchor) << i;
         }
+        (matches, anchors)
     }
 
     // The list of active formatting elements.
@@ -2075,6 +2227,17 @@ fn without_dropped(elements: Vec<Element>, mut gone: Vec<bool>) -> Vec<Element> 
         }
     }
     kept
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
 }
 
 /// The head's elements, which go to the head before the body opens.

@@ -65,7 +65,7 @@ fn pass_paths(pass: &Pass) -> Vec<String> {
 /// Asserts the pass follows `html` and finds the tree's elements; returns
 /// them.
 fn agrees(html: &str) -> Vec<String> {
-    let pass = follow(html, None, &caps(512, 1 << 20)).expect("the pass follows the page");
+    let pass = follow(html, &[], &caps(512, 1 << 20)).expect("the pass follows the page");
     let doc = Document::parse_within(html, &DomOptions::default(), Deadline::after(None))
         .expect("the page parses");
     let stream = pass_paths(&pass);
@@ -128,7 +128,7 @@ fn head_elements_and_a_late_body_tag() {
 
 #[test]
 fn what_the_tree_restructures_takes_the_full_parse() {
-    let unfollowed = |html: &str| follow(html, None, &caps(512, 1 << 20)).err();
+    let unfollowed = |html: &str| follow(html, &[], &caps(512, 1 << 20)).err();
     // The adoption agency would move a region of the pattern.
     let main = Pattern {
         ty: ElementType::Attrs {
@@ -140,7 +140,7 @@ fn what_the_tree_restructures_takes_the_full_parse() {
     assert_eq!(
         follow(
             "<b><div class=main>x</b>y</div>",
-            Some(&main),
+            &[&main],
             &caps(512, 1 << 20)
         )
         .err(),
@@ -157,11 +157,11 @@ fn what_the_tree_restructures_takes_the_full_parse() {
         Some(Unfollowed::CharRef)
     );
     assert_eq!(
-        follow("<div><div>", None, &caps(2, 1 << 20)).err(),
+        follow("<div><div>", &[], &caps(2, 1 << 20)).err(),
         Some(Unfollowed::Depth)
     );
     assert_eq!(
-        follow("<p>", None, &caps(512, 2)).err(),
+        follow("<p>", &[], &caps(512, 2)).err(),
         Some(Unfollowed::TooLong)
     );
     let prose = format!(
@@ -196,7 +196,7 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
         },
         level: 2,
     };
-    let pass = follow(html, Some(&pattern), &caps(512, 1 << 20)).expect("followed");
+    let pass = follow(html, &[&pattern], &caps(512, 1 << 20)).expect("followed");
     let table = Pattern {
         ty: ElementType::Attrs {
             tag: "table".into(),
@@ -208,24 +208,45 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
     assert_eq!(
         follow(
             "<table class=main><div>x</div><td>y</table>",
-            Some(&table),
+            &[&table],
             &caps(512, 1 << 20)
         )
         .err(),
         Some(Unfollowed::FosteredOutOfRegion)
     );
-    let regions: Vec<&str> = pass
-        .regions
-        .iter()
-        .map(|r| html.get(r.clone()).unwrap_or(""))
-        .collect();
+    let texts = |regions: &[crate::Region]| -> Vec<String> {
+        regions
+            .iter()
+            .map(|r| html.get(r.bytes.clone()).unwrap_or("").to_string())
+            .collect()
+    };
+    let outermost = [
+        "<div class=main><p>one</div>",
+        "<div class=main><p>two<div class=main>in</div></div>",
+        "<div class=main><p>three<section>",
+    ];
+    assert_eq!(texts(&pass.regions[0]), outermost);
+    // Several patterns in one pass: each has its own regions, a match
+    // inside another pattern's match among them.
+    let inner = Pattern {
+        level: 3,
+        ..pattern.clone()
+    };
+    let other = Pattern {
+        ty: ElementType::Attrs {
+            tag: "div".into(),
+            attrs: vec![("class".into(), "other".into())],
+        },
+        level: 2,
+    };
+    let pass = follow(html, &[&pattern, &inner, &other], &caps(512, 1 << 20)).expect("followed");
+    assert_eq!(texts(&pass.regions[0]), outermost);
+    assert_eq!(texts(&pass.regions[1]), ["<div class=main>in</div>"]);
+    assert_eq!(texts(&pass.regions[2]), ["<div class=other>x</div>"]);
+    let many = vec![&pattern; crate::MAX_PATTERNS + 1];
     assert_eq!(
-        regions,
-        [
-            "<div class=main><p>one</div>",
-            "<div class=main><p>two<div class=main>in</div></div>",
-            "<div class=main><p>three<section>",
-        ]
+        follow(html, &many, &caps(512, 1 << 20)).err(),
+        Some(Unfollowed::ManyPatterns)
     );
 }
 
@@ -244,10 +265,10 @@ fn a_region_in_a_block_the_tree_drops_is_left_out() {
         level: 3,
     };
     let regions = |html: &str| -> Vec<String> {
-        let pass = follow(html, Some(&pattern), &options).expect("followed");
-        pass.regions
+        let pass = follow(html, &[&pattern], &options).expect("followed");
+        pass.regions[0]
             .iter()
-            .map(|r| html.get(r.clone()).unwrap_or("").to_string())
+            .map(|r| html.get(r.bytes.clone()).unwrap_or("").to_string())
             .collect()
     };
     let story = "<div><div class=main>the story, long enough to be most of the page</div></div>";
@@ -290,7 +311,7 @@ fn the_elements_the_tree_drops_are_not_the_passs() {
     let options = run_options();
     let story = "<div class=story><p>the story, long enough to be most of the page</p></div>";
     let agrees_dropping = |html: &str| -> Vec<String> {
-        let pass = follow(html, None, &options).expect("followed");
+        let pass = follow(html, &[], &options).expect("followed");
         let doc = Document::parse_within(html, &options, Deadline::after(None)).expect("parsed");
         let stream = pass_paths(&pass);
         assert_eq!(stream, tree_paths(&doc), "{html}");
@@ -334,21 +355,18 @@ fn hostile_markup_stops_at_the_trees_caps() {
     let options = DomOptions::default();
     // Nesting past the depth cap.
     let deep = "<div>".repeat(100_000);
-    assert_eq!(follow(&deep, None, &options).err(), Some(Unfollowed::Depth));
+    assert_eq!(follow(&deep, &[], &options).err(), Some(Unfollowed::Depth));
     // Formatting elements left open, each unlike the others, re-created for
     // every paragraph: past the node budget.
     let open: String = (0..400).map(|i| format!("<b a={i}>")).collect();
     let page = format!("<p>{open}</p>{}", "<p>x</p>".repeat(6_000));
-    assert_eq!(
-        follow(&page, None, &options).err(),
-        Some(Unfollowed::Budget)
-    );
+    assert_eq!(follow(&page, &[], &options).err(), Some(Unfollowed::Budget));
     // Unclosed `<a>`s, `<table>`s and comments: followed or not, the pass
     // ends.
     let many = "<a href=x><table><td><!--".repeat(20_000);
-    let _ = follow(&many, None, &options);
+    let _ = follow(&many, &[], &options);
     let unclosed = "<script><!--<script>".repeat(20_000);
-    assert!(follow(&unclosed, None, &options).is_ok());
+    assert!(follow(&unclosed, &[], &options).is_ok());
 }
 
 // The pass against the tree, on every page of the corpora: for each page
@@ -390,7 +408,7 @@ fn check_corpus(corpus: &str, options: &DomOptions, tally: &mut Tally) {
         let bytes = std::fs::read(&path).expect("a page");
         let html = String::from_utf8_lossy(&bytes);
         tally.pages += 1;
-        let pass = match follow(&html, None, options) {
+        let pass = match follow(&html, &[], options) {
             Ok(pass) => pass,
             Err(why) => {
                 *tally.unfollowed.entry(why.as_str()).or_default() += 1;

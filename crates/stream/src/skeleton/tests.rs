@@ -1,0 +1,189 @@
+use canopy_dom::{Deadline, Document, DomOptions, NodeId};
+use canopy_forest::{levels, ElementType, Pattern, Untyped, Wrapper};
+use canopy_test_support::corpora;
+
+use crate::{follow, Pass};
+
+/// The run's drop list (`configs/default.toml`, `[dom]`).
+fn run_options() -> DomOptions {
+    let lower = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+    DomOptions {
+        drop_id_class: lower(&["comment", "disqus", "footer", "menu", "promo", "bio"]),
+        section_anchors: lower(&["comment", "disqus"]),
+        ..DomOptions::default()
+    }
+}
+
+/// The text `pattern` selects on `doc`, white space collapsed.
+fn selected(doc: &Document, pattern: &Pattern) -> String {
+    let wrapper = Wrapper {
+        pattern: pattern.clone(),
+        relevance: 0.0,
+        dfs: Vec::new(),
+    };
+    let texts: Vec<String> = wrapper
+        .apply(doc)
+        .into_iter()
+        .map(|n| doc.inner_text(n))
+        .collect();
+    texts
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The skeleton of `pass`, parsed as a region page is: the drop list's
+/// guard weighs against the whole page's text.
+fn skeleton_doc(pass: &Pass, html: &str, options: &DomOptions) -> Document {
+    let options = DomOptions {
+        page_text: Some(pass.text_bytes),
+        ..options.clone()
+    };
+    Document::parse_within(&pass.skeleton(html), &options, Deadline::after(None))
+        .expect("a skeleton parses")
+}
+
+fn attrs_pattern(tag: &str, class: &str, level: u32) -> Pattern {
+    Pattern {
+        ty: ElementType::Attrs {
+            tag: tag.into(),
+            attrs: vec![("class".into(), class.into())],
+        },
+        level,
+    }
+}
+
+#[test]
+fn the_skeleton_keeps_the_head_and_each_region_in_its_ancestors() {
+    let html = "<!DOCTYPE html><html lang=de><head><title>T</title>\
+        <script>var a = '<p>';</script><style>p {}</style><!-- c -->\
+        <script type=application/ld+json>{\"@type\":\"NewsArticle\"}</script>\
+        <meta property=og:title content=O></head>\
+        <body class=page><nav>menu</nav><div id=main><table><tr><td>\
+        <div class=story><p>one</div><p>between</p><div class=story>two</div>\
+        </td></tr></table></div><div class=side><div class=story>three</div></div>\
+        <footer>f</footer></body></html>";
+    let story = attrs_pattern("div", "story", 6);
+    let pass = follow(html, &[&story], &DomOptions::default()).expect("followed");
+    let skeleton = pass.skeleton(html);
+    assert_eq!(
+        skeleton,
+        "<!DOCTYPE html><html lang=de><head><title>T</title>\
+        <script type=application/ld+json>{\"@type\":\"NewsArticle\"}</script>\
+        <meta property=og:title content=O></head><body class=page>\
+        <div id=main><table><tbody><tr><td><div class=story><p>one</div>\
+        <div class=story>two</div>"
+    );
+    let doc = skeleton_doc(&pass, html, &DomOptions::default());
+    assert_eq!(doc.title(), "T");
+    assert_eq!(doc.meta("og:title"), Some("O"));
+    assert_eq!(doc.json_ld(), ["{\"@type\":\"NewsArticle\"}"]);
+    assert_eq!(doc.lang(), Some("de"));
+    let full = Document::parse(html, &DomOptions::default());
+    assert_eq!(selected(&doc, &story), selected(&full, &story));
+    assert_eq!(selected(&doc, &story), "one two");
+    // Another pattern's regions join them, in document order; one inside
+    // a region is in it already.
+    let side = attrs_pattern("div", "side", 2);
+    let inner = attrs_pattern("div", "story", 3);
+    let pass = follow(html, &[&story, &side, &inner], &DomOptions::default()).expect("followed");
+    let doc = skeleton_doc(&pass, html, &DomOptions::default());
+    for pattern in [&story, &side, &inner] {
+        assert_eq!(selected(&doc, pattern), selected(&full, pattern));
+    }
+    assert!(pass.skeleton(html).ends_with(
+        "<div class=story>two</div></td></tr></tbody></table></div>\
+         <div class=side><div class=story>three</div></div>"
+    ));
+}
+
+// The skeleton against the whole page, on every page of the corpora the
+// pass follows: for patterns typed from the tree (the element with
+// identity attributes holding the most text short of the whole page, and
+// the untyped one so holding the most), the wrapper selects the same text
+// on the skeleton as on the page.
+
+/// Patterns of elements holding the most text, short of four fifths of
+/// the body's: one with identity attributes, one without.
+fn patterns_of(doc: &Document) -> Vec<Pattern> {
+    let body = doc.body();
+    let levels = levels(doc);
+    let text = |n: NodeId| -> usize { doc.text_nodes(n).map(|(_, t)| t.trim().len()).sum() };
+    let whole = text(body);
+    let mut best: [Option<(usize, NodeId)>; 2] = [None, None];
+    for n in body + 1..doc.node(body).end {
+        if doc.element(n).is_none() {
+            continue;
+        }
+        let held = text(n);
+        if held * 5 >= whole * 4 {
+            continue;
+        }
+        let ty = ElementType::of(doc, n, Untyped::Anchored);
+        let slot = usize::from(!matches!(ty, ElementType::Attrs { .. }));
+        if best[slot].is_none_or(|(t, _)| held > t) {
+            best[slot] = Some((held, n));
+        }
+    }
+    best.iter()
+        .flatten()
+        .map(|&(_, n)| Pattern {
+            ty: ElementType::of(doc, n, Untyped::Anchored),
+            level: levels[n],
+        })
+        .collect()
+}
+
+#[test]
+fn a_wrapper_selects_on_the_skeleton_what_it_selects_on_the_page() {
+    let options = run_options();
+    let (mut pages, mut checked, mut differ) = (0, 0, Vec::new());
+    let mut unfollowed = std::collections::BTreeMap::new();
+    for corpus in ["big9", "dragnet", "trafbench"] {
+        let dir = corpora().join(corpus).join("html");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the corpus's pages")
+            .map(|e| e.expect("a directory entry").path())
+            .collect();
+        files.sort();
+        for path in files {
+            let bytes = std::fs::read(&path).expect("a page");
+            let html = String::from_utf8_lossy(&bytes);
+            pages += 1;
+            let full = Document::parse_within(&html, &options, Deadline::after(None))
+                .expect("a corpus page parses");
+            let patterns = patterns_of(&full);
+            let refs: Vec<&Pattern> = patterns.iter().collect();
+            let pass = match follow(&html, &refs, &options) {
+                Ok(pass) => pass,
+                Err(why) => {
+                    *unfollowed.entry(why.as_str()).or_insert(0) += 1;
+                    continue;
+                }
+            };
+            checked += 1;
+            let doc = skeleton_doc(&pass, &html, &options);
+            for pattern in &patterns {
+                let (want, got) = (selected(&full, pattern), selected(&doc, pattern));
+                if want != got {
+                    differ.push(format!(
+                        "{}: {pattern:?}: page {} chars, skeleton {}",
+                        path.display(),
+                        want.len(),
+                        got.len()
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{pages} pages, {checked} followed; differ: {}; not followed {unfollowed:?}",
+        differ.len()
+    );
+    for d in &differ {
+        eprintln!("{d}");
+    }
+    assert!(differ.is_empty(), "{} differ", differ.len());
+    assert!(checked * 20 >= pages * 19, "{checked} of {pages} followed");
+}
