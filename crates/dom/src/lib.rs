@@ -270,7 +270,8 @@ fn role_drops(build: &[sink::BuildNode], options: &DomOptions) -> Vec<bool> {
                         .find(|a| &*a.name.local == name)
                         .map(|a| &*a.value)
                 };
-                options.names_dropped_role(&build[h].name.local, attr)
+                let kept = options.page_text.is_some() && attr(KEPT_MARK).is_some();
+                !kept && options.names_dropped_role(&build[h].name.local, attr)
             }
             _ => false,
         })
@@ -285,6 +286,13 @@ fn role_drops(build: &[sink::BuildNode], options: &DomOptions) -> Vec<bool> {
     }
     dropped
 }
+
+/// In a part of a page parsed alone ([`DomOptions::page_text`]), an
+/// element with this attribute is kept whatever the drop list names: the
+/// streaming pass marks so the ancestors of a region, which hold less of
+/// the part's text than of the page's, and which the whole page's tree
+/// keeps.
+pub const KEPT_MARK: &str = "data-canopy-kept";
 
 /// Whether the markup itself says an element is the page's main content
 /// or an article: `<article>`, `<main>`, `role=main|article`, schema.org's

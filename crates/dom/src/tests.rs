@@ -825,6 +825,28 @@ fn a_region_parsed_alone_weighs_named_blocks_against_the_page() {
     };
     let kept = Document::parse(region, &small_page);
     assert!(kept.inner_text(kept.body()).contains("Subscribe now"));
+    // A part's element marked kept (an ancestor of a region, which the
+    // whole page's tree keeps) stays whatever the drop list names; the
+    // mark means nothing in a whole page.
+    let marked = format!("<div class=promo {KEPT_MARK}>Subscribe</div>{region}");
+    let in_part = Document::parse(
+        &marked,
+        &DomOptions {
+            page_text: Some(1_000),
+            ..small_page.clone()
+        },
+    );
+    assert!(in_part
+        .inner_text(in_part.body())
+        .starts_with("Subscribe\n"));
+    let in_page = Document::parse(
+        &marked,
+        &DomOptions {
+            page_text: None,
+            ..small_page
+        },
+    );
+    assert!(!in_page.inner_text(in_page.body()).contains("Subscribe"));
 }
 
 #[test]

@@ -55,7 +55,7 @@ fn normalized_heading(doc: &Document, h: NodeId) -> Option<String> {
     (out.chars().count() <= MAX_HEADING_CHARS).then_some(out)
 }
 
-fn is_heading(tag: &str) -> bool {
+pub(crate) fn is_heading(tag: &str) -> bool {
     matches!(tag, "h1" | "h2" | "h3")
 }
 

@@ -486,6 +486,7 @@ fn date(
     article: &[NodeId],
     capture: &Capture<'_>,
     canonical: Option<&str>,
+    datelines: bool,
 ) -> Option<String> {
     let bounds = DateBounds::new(capture.warc_date);
     let admit = |d: &String| bounds.admit_iso(d);
@@ -551,7 +552,33 @@ fn date(
         return Some(d);
     }
     // 4. A dateline in the visible text near the article.
+    if !datelines {
+        return None;
+    }
     dateline_date(doc, article, &bounds)
+}
+
+/// Whether metadata extraction ([`PageMeta::extract`], [`article_heading`]
+/// and [`base_url`]) reads an element wherever it stands on the page, not
+/// only inside the article's selection (`attr` gives the element's
+/// attribute of a name): `<title>` (a page may write it after its body
+/// has begun), `<meta>`, `<link>`, `<base>` and `<time>`, the
+/// `<h1>`–`<h3>` headings (the article's heading may stand before its
+/// text), `<figure>` (the top image), and the elements marked as an author
+/// or a publication date (microdata, microformats, `rel=author`). The
+/// rest of the page outside the selection it reads only for a dateline
+/// ([`PageMeta::extract_marked`] leaves that out). JSON-LD scripts are
+/// read wherever they stand too (`Document::json_ld`).
+pub fn read_beyond_article<'a>(tag: &str, attr: impl Fn(&str) -> Option<&'a str>) -> bool {
+    matches!(tag, "title" | "meta" | "link" | "base" | "time" | "figure")
+        || heading::is_heading(tag)
+        || has_any_token(attr("itemprop"), &["author", "datePublished"])
+        || has_any_token(attr("class"), &["p-author", "dt-published", "published"])
+        || (matches!(tag, "a" | "link") && has_token(attr("rel"), "author"))
+}
+
+fn has_any_token(value: Option<&str>, tokens: &[&str]) -> bool {
+    tokens.iter().any(|t| has_token(value, t))
 }
 
 fn first_figure_image(doc: &Document, range: std::ops::Range<NodeId>) -> Option<&str> {
@@ -572,6 +599,29 @@ impl PageMeta {
         base: Option<&Url>,
         article: &[NodeId],
         capture: &Capture<'_>,
+    ) -> PageMeta {
+        PageMeta::extract_with(doc, base, article, capture, true)
+    }
+
+    /// [`PageMeta::extract`] without its last source of a date, a dateline
+    /// of the page's text near the article: what a page of the article's
+    /// selection and the elements [`read_beyond_article`] names, without
+    /// the rest of the page, gives as the whole page does.
+    pub fn extract_marked(
+        doc: &Document,
+        base: Option<&Url>,
+        article: &[NodeId],
+        capture: &Capture<'_>,
+    ) -> PageMeta {
+        PageMeta::extract_with(doc, base, article, capture, false)
+    }
+
+    fn extract_with(
+        doc: &Document,
+        base: Option<&Url>,
+        article: &[NodeId],
+        capture: &Capture<'_>,
+        datelines: bool,
     ) -> PageMeta {
         let ld = JsonLd::parse(doc.json_ld());
         let metas = metas(doc);
@@ -603,7 +653,15 @@ impl PageMeta {
             .find_map(url);
         PageMeta {
             authors: authors(doc, &ld, &metas),
-            date: date(doc, &ld, &metas, article, capture, canonical.as_deref()),
+            date: date(
+                doc,
+                &ld,
+                &metas,
+                article,
+                capture,
+                canonical.as_deref(),
+                datelines,
+            ),
             site_name,
             canonical_url: canonical,
             top_image,
@@ -688,6 +746,30 @@ mod tests {
             date_of(marked, url, None).as_deref(),
             Some("2012-06-24T22:10:00-04:00")
         );
+    }
+
+    #[test]
+    fn marked_metadata_leaves_out_datelines_only() {
+        let html = r#"<body><h1>Post</h1><p>A paragraph of the post.</p>
+            <p>Posted by <a rel="author" href="/ann">Ann Smith</a> on July 19, 2012</p></body>"#;
+        let doc = Document::parse(html, &DomOptions::default());
+        let capture = Capture::default();
+        let whole = PageMeta::extract(&doc, None, &[], &capture);
+        let marked = PageMeta::extract_marked(&doc, None, &[], &capture);
+        assert_eq!(whole.date.as_deref(), Some("2012-07-19"));
+        assert_eq!(marked.date, None);
+        assert_eq!(marked.authors, whole.authors);
+        assert_eq!(marked.authors, ["Ann Smith"]);
+        // What the marked sources read wherever it stands.
+        let attr = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        };
+        assert!(read_beyond_article("time", attr(&[])));
+        assert!(read_beyond_article("h2", attr(&[])));
+        assert!(read_beyond_article("a", attr(&[("rel", "author nofollow")])));
+        assert!(read_beyond_article("span", attr(&[("itemprop", "datePublished")])));
+        assert!(!read_beyond_article("a", attr(&[("rel", "nofollow")])));
+        assert!(!read_beyond_article("p", attr(&[("class", "byline")])));
     }
 
     #[test]

@@ -11,9 +11,9 @@
 //! - [`follow`]: both, over one page: a [`Pass`] (each pattern's regions,
 //!   the body's elements, the template signature [`Pass::signature`]), or
 //!   why the page needs the full parse ([`Unfollowed`]).
-//! - [`Pass::skeleton`] (`skeleton.rs`): the page of the regions alone
-//!   (the head, each region inside its ancestors), to parse in place of
-//!   the whole page.
+//! - [`Pass::skeleton`] (`skeleton.rs`): the page of the regions and of
+//!   what metadata reads wherever it stands, alone (the head, each inside
+//!   its ancestors), to parse in place of the whole page.
 //!
 //! What the pass gives is what `canopy_dom::Document` holds with the same
 //! options: the elements html5ever builds, less the dropped tags, hidden
@@ -45,6 +45,11 @@ pub fn follow(html: &str, patterns: &[&Pattern], options: &DomOptions) -> Result
     }
     if patterns.len() > MAX_PATTERNS {
         return Err(Unfollowed::ManyPatterns);
+    }
+    if memchr::memmem::find(html.as_bytes(), canopy_dom::KEPT_MARK.as_bytes()).is_some() {
+        // The page's own mark would keep what the drop list drops in its
+        // skeleton.
+        return Err(Unfollowed::KeptMark);
     }
     if patterns
         .iter()

@@ -8,8 +8,10 @@ impl Pass {
     /// The page's regions alone, as a page to parse: the page up to its
     /// body (the head, with its title, metadata and language; without its
     /// scripts, other than JSON-LD, and styles, which the tree drops), the
-    /// body's start tag, then every region of any pattern that is inside no other,
-    /// in document order, each inside its ancestors' start tags. An
+    /// body's start tag, then every region of any pattern, and every
+    /// element metadata reads wherever it stands ([`Pass::extras`]), that
+    /// is inside no other, in document order, each inside its ancestors'
+    /// start tags. An
     /// ancestor's start tag is copied from the page (with its attributes:
     /// the patterns' anchors are typed by them), or written bare where the
     /// tree builder implied the element; regions with ancestors in common
@@ -17,7 +19,7 @@ impl Pass {
     /// inside it. Each region keeps its level and its ancestors' tags, ids
     /// and classes, so a wrapper's pattern matches it there as in the page.
     pub fn skeleton(&self, html: &str) -> String {
-        let mut regions: Vec<&Region> = self.regions.iter().flatten().collect();
+        let mut regions: Vec<&Region> = self.regions.iter().flatten().chain(&self.extras).collect();
         regions.sort_by_key(|r| (r.bytes.start, std::cmp::Reverse(r.bytes.end)));
         let mut out = String::with_capacity(
             self.body_at + regions.iter().map(|r| r.bytes.len()).sum::<usize>() + 256,
@@ -44,6 +46,14 @@ impl Pass {
             }
             for ancestor in &region.ancestors[shared..] {
                 match start_tag_at(html, ancestor.start, &ancestor.tag) {
+                    Some(tag) if ancestor.named => {
+                        // Marked kept: it holds less of the skeleton's text
+                        // than of the page's, which keeps it.
+                        out.push_str(tag.strip_suffix('>').unwrap_or(tag));
+                        out.push(' ');
+                        out.push_str(canopy_dom::KEPT_MARK);
+                        out.push('>');
+                    }
                     Some(tag) => out.push_str(tag),
                     None => {
                         out.push('<');

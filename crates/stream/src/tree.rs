@@ -58,6 +58,9 @@ pub enum Unfollowed {
     DfsPattern,
     /// More patterns than the pass matches at once ([`MAX_PATTERNS`]).
     ManyPatterns,
+    /// The page holds the mark its skeleton gives the ancestors it keeps
+    /// (`canopy_dom::KEPT_MARK`).
+    KeptMark,
     /// A `<noscript>` in the body whose markup may be prose: the tree may
     /// parse it into its children (`canopy_dom`'s script fallback).
     NoscriptFallback,
@@ -81,6 +84,7 @@ impl Unfollowed {
             Unfollowed::FosteredOutOfRegion => "content put before a table out of a region",
             Unfollowed::DfsPattern => "a pattern typed by depth-first position",
             Unfollowed::ManyPatterns => "more patterns than the pass matches at once",
+            Unfollowed::KeptMark => "the skeleton's keep mark in the page",
             Unfollowed::NoscriptFallback => "a noscript that may be the page's fallback",
             Unfollowed::Quirks => "a table in a paragraph under an unclassified doctype",
         }
@@ -90,9 +94,10 @@ impl Unfollowed {
 const NONE: u32 = u32::MAX;
 
 /// Most patterns one pass matches: each is a bit of an open element's
-/// masks. A site's saved wrappers are its templates, a handful on the dev
-/// corpora's sites.
-pub const MAX_PATTERNS: usize = 64;
+/// masks, and one more bit is the elements metadata reads wherever they
+/// are ([`Pass::extras`]). A site's saved wrappers are its templates, a
+/// handful on the dev corpora's sites.
+pub const MAX_PATTERNS: usize = 63;
 
 /// What "clear the stack back to a table (body, row) context" stops at.
 const TABLE_CONTEXT: [&str; 3] = ["table", "template", "html"];
@@ -147,6 +152,9 @@ pub(crate) struct Ancestor {
     pub(crate) tag: String,
     /// Where its start tag is, or what opened it implied.
     pub(crate) start: usize,
+    /// Whether the drop list names it (the tree keeps it: a region is
+    /// inside).
+    pub(crate) named: bool,
 }
 
 /// A match of a pattern: its bytes, and its ancestors below `<body>`.
@@ -207,6 +215,11 @@ pub struct Pass {
     /// For each of the patterns, in their order, its matches (outermost
     /// ones), in document order.
     pub regions: Vec<Vec<Region>>,
+    /// With patterns, the body's elements that metadata reads wherever
+    /// they stand (`canopy_metadata::read_beyond_article`, and JSON-LD
+    /// scripts), outermost ones, in document order: the page's skeleton
+    /// holds them beside the regions.
+    pub extras: Vec<Region>,
     /// Where the body starts: its start tag, or what opened it implied.
     pub body_at: usize,
     /// The page's rendered text bytes, as `canopy_dom::page_text_bytes`
@@ -274,6 +287,9 @@ pub(crate) struct Tree<'a> {
     patterns: &'a [&'a Pattern],
     /// The tag and level of each pattern's matches.
     match_keys: Vec<(&'a str, u32)>,
+    /// The bit of the elements metadata reads wherever they stand, after
+    /// the patterns' (0: none looked for, without patterns).
+    extras: u64,
     options: &'a DomOptions,
     mode: Mode,
     stack: Vec<Open>,
@@ -346,6 +362,11 @@ impl<'a> Tree<'a> {
             html,
             patterns,
             match_keys,
+            extras: if patterns.is_empty() {
+                0
+            } else {
+                1 << patterns.len()
+            },
             options,
             mode: Mode::BeforeHead,
             stack: vec![Open {
@@ -466,14 +487,21 @@ impl<'a> Tree<'a> {
                     .is_some_and(|&first| e as u32 >= first);
             }
         }
-        let mut regions = vec![Vec::new(); self.patterns.len()];
+        let slots = self.patterns.len() + usize::from(self.extras != 0);
+        let mut regions = vec![Vec::new(); slots];
         for ((pattern, region), dropped) in self.regions.into_iter().zip(&self.regions_dropped) {
             if !dropped {
                 regions[pattern].push(region);
             }
         }
+        let extras = if self.extras != 0 {
+            regions.pop().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         Ok(Pass {
             regions,
+            extras,
             body_at: self.body_at,
             text_bytes: self.text_bytes,
             elements: without_dropped(self.elements, gone),
@@ -678,12 +706,12 @@ impl<'a> Tree<'a> {
                     "caption" | "table" | "tbody" | "tfoot" | "thead" | "tr" | "td" | "th"
                 );
                 if name == "select" {
-                    self.close("select", at);
+                    self.close("select", at..at);
                     self.reset_mode();
                 } else if matches!(name, "input" | "keygen" | "textarea")
                     || (self.mode == Mode::InSelectInTable && table_tag)
                 {
-                    self.close("select", at);
+                    self.close("select", at..at);
                     self.reset_mode();
                     return self.start(name, attrs, span, self_closing);
                 } else if name == "template" {
@@ -841,7 +869,7 @@ impl<'a> Tree<'a> {
             }
             "table" => {
                 if self.in_scope("table", Scope::Table) {
-                    self.close("table", at);
+                    self.close("table", at..at);
                     self.reset_mode();
                     return self.start(name, attrs, span, self_closing);
                 }
@@ -925,7 +953,7 @@ impl<'a> Tree<'a> {
                     if kin(tag) {
                         let tag = tag.to_string();
                         self.generate_implied_ends(Some(&tag), at);
-                        self.close(&tag, at);
+                        self.close(&tag, at..at);
                         break;
                     }
                     if is_special(tag) && !matches!(tag, "address" | "div" | "p") {
@@ -938,7 +966,7 @@ impl<'a> Tree<'a> {
             "button" => {
                 if self.in_scope("button", Scope::Default) {
                     self.generate_implied_ends(None, at);
-                    self.close("button", at);
+                    self.close("button", at..at);
                 }
                 self.reconstruct(at)?;
                 self.push(name, attrs, at)?;
@@ -1060,7 +1088,7 @@ impl<'a> Tree<'a> {
             if name == "template" {
                 self.templates -= 1;
                 if self.templates == 0 {
-                    self.close("template", span.end);
+                    self.close("template", span.clone());
                     self.clear_formatting_to_marker();
                     self.reset_mode();
                 }
@@ -1096,7 +1124,7 @@ impl<'a> Tree<'a> {
                     "td" | "th" if cell => {
                         if self.in_scope(name, Scope::Table) {
                             self.generate_implied_ends(None, at);
-                            self.close(name, span.end);
+                            self.close(name, span.clone());
                             self.clear_formatting_to_marker();
                             self.mode = Mode::InRow;
                         }
@@ -1105,7 +1133,7 @@ impl<'a> Tree<'a> {
                     "caption" if !cell => {
                         if self.in_scope("caption", Scope::Table) {
                             self.generate_implied_ends(None, at);
-                            self.close("caption", span.end);
+                            self.close("caption", span.clone());
                             self.clear_formatting_to_marker();
                             self.mode = Mode::InTable;
                         }
@@ -1153,11 +1181,11 @@ impl<'a> Tree<'a> {
                     "caption" | "table" | "tbody" | "tfoot" | "thead" | "tr" | "td" | "th"
                 );
                 if name == "select" {
-                    self.close("select", span.end);
+                    self.close("select", span.clone());
                     self.reset_mode();
                 } else if self.mode == Mode::InSelectInTable && table_tag {
                     if self.in_scope(name, Scope::Table) {
-                        self.close("select", at);
+                        self.close("select", at..at);
                         self.reset_mode();
                         return self.end(name, span);
                     }
@@ -1226,7 +1254,7 @@ impl<'a> Tree<'a> {
         match name {
             "table" => {
                 if self.in_scope("table", Scope::Table) {
-                    self.close("table", span.end);
+                    self.close("table", span.clone());
                     self.reset_mode();
                 }
                 Ok(())
@@ -1248,7 +1276,7 @@ impl<'a> Tree<'a> {
             | "search" | "section" | "summary" | "ul" => {
                 if self.in_scope(name, Scope::Default) {
                     self.generate_implied_ends(None, at);
-                    self.close(name, span.end);
+                    self.close(name, span.clone());
                 }
             }
             "form" => {
@@ -1268,19 +1296,19 @@ impl<'a> Tree<'a> {
                     self.pop(at);
                 } else {
                     self.generate_implied_ends(Some("p"), at);
-                    self.close("p", span.end);
+                    self.close("p", span.clone());
                 }
             }
             "li" => {
                 if self.in_scope("li", Scope::ListItem) {
                     self.generate_implied_ends(Some("li"), at);
-                    self.close("li", span.end);
+                    self.close("li", span.clone());
                 }
             }
             "dd" | "dt" => {
                 if self.in_scope(name, Scope::Default) {
                     self.generate_implied_ends(Some(name), at);
-                    self.close(name, span.end);
+                    self.close(name, span.clone());
                 }
             }
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
@@ -1289,7 +1317,9 @@ impl<'a> Tree<'a> {
                     while let Some(open) = self.stack.pop() {
                         let heading = is_heading(&open.tag);
                         self.stack.push(open);
-                        self.pop(span.end);
+                        // What the heading's end closes inside it ends
+                        // where that tag starts.
+                        self.pop(if heading { span.end } else { span.start });
                         if heading {
                             break;
                         }
@@ -1301,7 +1331,7 @@ impl<'a> Tree<'a> {
             "applet" | "marquee" | "object" => {
                 if self.in_scope(name, Scope::Default) {
                     self.generate_implied_ends(None, at);
-                    self.close(name, span.end);
+                    self.close(name, span.clone());
                     self.clear_formatting_to_marker();
                 }
             }
@@ -1666,7 +1696,7 @@ impl<'a> Tree<'a> {
             }
             self.mode = Mode::InRow;
         } else {
-            self.close("caption", at);
+            self.close("caption", at..at);
             self.mode = Mode::InTable;
         }
         self.clear_formatting_to_marker();
@@ -1675,7 +1705,7 @@ impl<'a> Tree<'a> {
     fn close_p(&mut self, at: usize) {
         if self.in_scope("p", Scope::Button) {
             self.generate_implied_ends(Some("p"), at);
-            self.close("p", at);
+            self.close("p", at..at);
         }
     }
 
@@ -1758,15 +1788,17 @@ impl<'a> Tree<'a> {
         !self.stack[pos + 1..].iter().any(|o| scope.bounds(&o.tag))
     }
 
-    /// Pops up to and including the innermost open `tag`.
-    fn close(&mut self, tag: &str, end: usize) {
+    /// Pops up to and including the innermost open `tag`, at the tag
+    /// `span` that closes it: the elements inside it end where that tag
+    /// starts, it where the tag ends.
+    fn close(&mut self, tag: &str, span: Range<usize>) {
         let Some(i) = self.stack.iter().rposition(|o| o.tag == tag) else {
             return;
         };
         while self.stack.len() > i + 1 {
-            self.pop(end);
+            self.pop(span.start);
         }
-        self.pop(end);
+        self.pop(span.end);
     }
 
     /// Pops the current element, which ends at `end`; the indices of the
@@ -1937,19 +1969,26 @@ impl<'a> Tree<'a> {
             anchors = is_anchor;
             // Only the outermost match of a pattern is a region.
             matches = is_match & !self.open_matches;
-            self.open_matches |= matches;
-            if matches != 0 {
-                // Below `<html>` and `<body>`, the stack up to the parent
-                // (the foster parent, for an element put before a table).
-                ancestors = self.stack[2.min(parent_at + 1)..=parent_at]
-                    .iter()
-                    .map(|o| Ancestor {
-                        element: o.element,
-                        tag: o.tag.clone(),
-                        start: o.start,
-                    })
-                    .collect();
-            }
+        } else if !parent.dropped
+            && tag == "script"
+            && attrs.get("type").is_some_and(canopy_dom::is_json_ld_type)
+        {
+            // The tree drops the script and keeps its JSON-LD.
+            matches = self.extras & !self.open_matches;
+        }
+        self.open_matches |= matches;
+        if matches != 0 {
+            // Below `<html>` and `<body>`, the stack up to the parent (the
+            // foster parent, for an element put before a table).
+            ancestors = self.stack[2.min(parent_at + 1)..=parent_at]
+                .iter()
+                .map(|o| Ancestor {
+                    element: o.element,
+                    tag: o.tag.clone(),
+                    start: o.start,
+                    named: o.named,
+                })
+                .collect();
         }
         self.stack.push(Open {
             id,
@@ -2011,6 +2050,9 @@ impl<'a> Tree<'a> {
             };
             matches |= u64::from(is_match) << i;
             anchors |= u64::from(is_anchor) << i;
+        }
+        if self.extras != 0 && canopy_metadata::read_beyond_article(tag, |name| attrs.get(name)) {
+            matches |= self.extras;
         }
         (matches, anchors)
     }

@@ -14,6 +14,24 @@ fn run_options() -> DomOptions {
     }
 }
 
+/// What metadata extraction reads of `doc` with `pattern`'s selection as
+/// the article, less a dateline: the heading, the page's metadata and its
+/// base URL.
+fn metadata(doc: &Document, pattern: &Pattern) -> String {
+    let wrapper = Wrapper {
+        pattern: pattern.clone(),
+        relevance: 0.0,
+        dfs: Vec::new(),
+    };
+    let roots = wrapper.apply(doc);
+    let og = doc.meta("og:title").unwrap_or("").to_string();
+    let heading = canopy_metadata::article_heading(doc, &roots, &[&og, &doc.title()]);
+    let base = canopy_metadata::base_url(doc, "http://example.com/a/b");
+    let capture = canopy_metadata::Capture::default();
+    let meta = canopy_metadata::PageMeta::extract_marked(doc, base.as_ref(), &roots, &capture);
+    format!("{heading:?} {base:?} {meta:?}")
+}
+
 /// The text `pattern` selects on `doc`, white space collapsed.
 fn selected(doc: &Document, pattern: &Pattern) -> String {
     let wrapper = Wrapper {
@@ -98,6 +116,57 @@ fn the_skeleton_keeps_the_head_and_each_region_in_its_ancestors() {
     ));
 }
 
+#[test]
+fn the_skeleton_holds_what_metadata_reads_and_keeps_its_named_ancestors() {
+    let options = run_options();
+    let comments = "<li>a reader's comment, long enough to weigh</li>".repeat(40);
+    let html = format!(
+        "<html><head><title>A headline</title></head><body>\
+         <div class=wrap><h1>A headline</h1><nav>home</nav>\
+         <p class=byline>By <span itemprop=author>Ann Smith</span>, \
+         <time datetime=2024-05-01>May 1</time></p>\
+         <script type=application/ld+json>{{\"@type\":\"NewsArticle\"}}</script>\
+         <div class=story><p>The story, told at some length.</p></div></div>\
+         <div id=comments><h3>Comments</h3><ol>{comments}</ol></div>\
+         <div class=footer>links</div></body></html>"
+    );
+    let story = attrs_pattern("div", "story", 3);
+    let pass = follow(&html, &[&story], &options).expect("followed");
+    let skeleton = pass.skeleton(&html);
+    // The heading, the byline's marked author and time, the JSON-LD; not
+    // the menu, the comments' list or the footer.
+    for kept in [
+        "<h1>A headline</h1>",
+        "itemprop=author",
+        "<time",
+        "ld+json",
+        "<h3>",
+    ] {
+        assert!(skeleton.contains(kept), "{kept}: {skeleton}");
+    }
+    for left in ["<nav>", "<ol>", "links"] {
+        assert!(!skeleton.contains(left), "{left}: {skeleton}");
+    }
+    // `#comments` holds most of the page's text, so the tree keeps it; in
+    // the skeleton it holds a heading alone, and is marked kept.
+    assert!(skeleton.contains(&format!("<div id=comments {}>", canopy_dom::KEPT_MARK)));
+    let doc = skeleton_doc(&pass, &html, &options);
+    assert!((0..doc.len()).any(|n| doc.tag(n) == "h3"));
+    let full = Document::parse(&html, &options);
+    assert_eq!(metadata(&doc, &story), metadata(&full, &story));
+    assert!(metadata(&doc, &story).starts_with("Some(\"A headline\")"));
+    assert!(metadata(&doc, &story).contains("authors: [\"Ann Smith\"], date: Some(\"2024-05-01\")"));
+    // A page that writes the mark itself takes the full parse.
+    let marked = html.replace(
+        "<div class=wrap>",
+        &format!("<div class=wrap {}>", canopy_dom::KEPT_MARK),
+    );
+    assert_eq!(
+        follow(&marked, &[&story], &options).err(),
+        Some(crate::Unfollowed::KeptMark)
+    );
+}
+
 // The skeleton against the whole page, on every page of the corpora the
 // pass follows: for patterns typed from the tree (the element with
 // identity attributes holding the most text short of the whole page, and
@@ -172,6 +241,13 @@ fn a_wrapper_selects_on_the_skeleton_what_it_selects_on_the_page() {
                         path.display(),
                         want.len(),
                         got.len()
+                    ));
+                }
+                let (want, got) = (metadata(&full, pattern), metadata(&doc, pattern));
+                if want != got {
+                    differ.push(format!(
+                        "{}: {pattern:?}: metadata\n  page     {want}\n  skeleton {got}",
+                        path.display(),
                     ));
                 }
             }
