@@ -766,8 +766,14 @@ mod tests {
         };
         assert!(read_beyond_article("time", attr(&[])));
         assert!(read_beyond_article("h2", attr(&[])));
-        assert!(read_beyond_article("a", attr(&[("rel", "author nofollow")])));
-        assert!(read_beyond_article("span", attr(&[("itemprop", "datePublished")])));
+        assert!(read_beyond_article(
+            "a",
+            attr(&[("rel", "author nofollow")])
+        ));
+        assert!(read_beyond_article(
+            "span",
+            attr(&[("itemprop", "datePublished")])
+        ));
         assert!(!read_beyond_article("a", attr(&[("rel", "nofollow")])));
         assert!(!read_beyond_article("p", attr(&[("class", "byline")])));
     }

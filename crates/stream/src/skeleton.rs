@@ -1,23 +1,23 @@
-//! A page of a pass's regions alone ([`Pass::skeleton`]): what a page of a
-//! known template needs parsed, in place of the whole page.
+//! A page's skeleton ([`Pass::skeleton`]): the part of a page of a known
+//! template that needs parsing, in place of the whole page.
 
 use crate::scan::{scan, Token};
 use crate::tree::{Ancestor, Pass, Region};
 
 impl Pass {
-    /// The page's regions alone, as a page to parse: the page up to its
-    /// body (the head, with its title, metadata and language; without its
-    /// scripts, other than JSON-LD, and styles, which the tree drops), the
-    /// body's start tag, then every region of any pattern, and every
+    /// The page's skeleton, to parse in place of the page: the page up to
+    /// its body (the head, with its title, metadata and language; without
+    /// its scripts, other than JSON-LD, and styles, which the tree drops),
+    /// the body's start tag, then every region of any pattern, and every
     /// element metadata reads wherever it stands ([`Pass::extras`]), that
     /// is inside no other, in document order, each inside its ancestors'
-    /// start tags. An
-    /// ancestor's start tag is copied from the page (with its attributes:
-    /// the patterns' anchors are typed by them), or written bare where the
-    /// tree builder implied the element; regions with ancestors in common
-    /// share them, and an ancestor is closed where the next region is not
-    /// inside it. Each region keeps its level and its ancestors' tags, ids
-    /// and classes, so a wrapper's pattern matches it there as in the page.
+    /// start tags. An ancestor's start tag is copied from the page (with
+    /// its attributes: the patterns' anchors are typed by them), or written
+    /// bare where the tree builder implied the element; regions with
+    /// ancestors in common share them, and an ancestor is closed where the
+    /// next region is not inside it. Each region keeps its level and its
+    /// ancestors' tags, ids and classes, so a wrapper's pattern matches it
+    /// there as in the page.
     pub fn skeleton(&self, html: &str) -> String {
         let mut regions: Vec<&Region> = self.regions.iter().flatten().chain(&self.extras).collect();
         regions.sort_by_key(|r| (r.bytes.start, std::cmp::Reverse(r.bytes.end)));

@@ -142,8 +142,8 @@ struct Open {
     ancestors: Vec<Ancestor>,
 }
 
-/// An ancestor of a region, as the region's page of its own
-/// ([`Pass::skeleton`]) opens it again.
+/// An ancestor of a region, which the page's skeleton ([`Pass::skeleton`])
+/// opens again.
 #[derive(Clone, Debug)]
 pub(crate) struct Ancestor {
     /// Its index among the body's elements: regions with an ancestor in
@@ -1378,8 +1378,8 @@ impl<'a> Tree<'a> {
     /// The adoption agency for `subject` at `at`: a formatting element
     /// with no block after it on the stack is closed with what it holds;
     /// one with a block after it is taken apart as the tree builder does
-    /// ([`Tree::restructure`]). Returns where in the region list the
-    /// regions the outermost element it closed (if any) ended.
+    /// ([`Tree::restructure`]). Returns where in the region list are the
+    /// regions of the outermost element it closed, if any.
     fn adoption_agency(
         &mut self,
         subject: &str,
