@@ -239,17 +239,22 @@ struct Counts {
 fn tree_way(html: &str, pattern: &Pattern, options: &DomOptions) -> (String, Signature) {
     let doc = Document::parse_within(html, options, Deadline::after(None))
         .expect("a page the run parsed");
+    (selected_text(&doc, pattern), Signature::of(&doc))
+}
+
+/// The text `pattern`'s wrapper selects on `doc`, white space collapsed.
+fn selected_text(doc: &Document, pattern: &Pattern) -> String {
     let wrapper = Wrapper {
         pattern: pattern.clone(),
         relevance: 0.0,
         dfs: Vec::new(),
     };
     let text: Vec<String> = wrapper
-        .apply(&doc)
+        .apply(doc)
         .into_iter()
         .map(|n| doc.inner_text(n))
         .collect();
-    (collapse(&text.join(" ")), Signature::of(&doc))
+    collapse(&text.join(" "))
 }
 
 /// The pass with all of `patterns`, then the page of their regions alone
@@ -271,21 +276,11 @@ fn stream_way(
     let skeleton = pass.skeleton(html);
     let doc = Document::parse_within(&skeleton, options, Deadline::after(None))
         .expect("the skeleton of a page the run parsed");
-    let wrapper = Wrapper {
-        pattern: patterns[chosen].clone(),
-        relevance: 0.0,
-        dfs: Vec::new(),
-    };
-    let text: Vec<String> = wrapper
-        .apply(&doc)
-        .into_iter()
-        .map(|n| doc.inner_text(n))
-        .collect();
     Ok(Streamed {
         signature: pass.signature(),
         regions: pass.regions[chosen].len(),
         skeleton_bytes: skeleton.len(),
-        text: collapse(&text.join(" ")),
+        text: selected_text(&doc, patterns[chosen]),
     })
 }
 

@@ -250,33 +250,18 @@ impl Pass {
     pub fn signature(&self) -> Signature {
         let n = self.elements.len();
         let (mut full, mut tags, mut own) = (vec![0; n], vec![0; n], vec![0; n]);
-        let mut done = vec![false; n];
-        let mut chain = Vec::new();
-        for i in 0..n {
-            // The adoption agency gives some elements a parent made after
-            // them: hash each element's unhashed ancestors first.
-            let mut at = i;
-            while !done[at] {
-                chain.push(at);
-                match self.elements[at].parent {
-                    NONE => break,
-                    p => at = p as usize,
-                }
-            }
-            while let Some(e) = chain.pop() {
-                let element = &self.elements[e];
-                let label = self.label(element.label.start, element.label.end);
-                let tag = self.label(element.label.start, element.tag_end);
-                let (parent_path, parent_tags) = match element.parent {
-                    NONE => (0, 0),
-                    p => (full[p as usize], tags[p as usize]),
-                };
-                full[e] = path_hash(parent_path, label);
-                tags[e] = path_hash(parent_tags, tag);
-                own[e] = path_hash(parent_tags, label);
-                done[e] = true;
-            }
-        }
+        parents_first(&self.elements, |e| {
+            let element = &self.elements[e];
+            let label = self.label(element.label.start, element.label.end);
+            let tag = self.label(element.label.start, element.tag_end);
+            let (parent_path, parent_tags) = match element.parent {
+                NONE => (0, 0),
+                p => (full[p as usize], tags[p as usize]),
+            };
+            full[e] = path_hash(parent_path, label);
+            tags[e] = path_hash(parent_tags, tag);
+            own[e] = path_hash(parent_tags, label);
+        });
         Signature::from_parts(full, own)
     }
 }
@@ -2236,25 +2221,12 @@ fn without_dropped(elements: Vec<Element>, mut gone: Vec<bool>) -> Vec<Element> 
         return elements;
     }
     let n = elements.len();
-    let mut done = vec![false; n];
-    let mut chain = Vec::new();
-    for i in 0..n {
-        let mut at = i;
-        while !done[at] {
-            chain.push(at);
-            match elements[at].parent {
-                NONE => break,
-                p => at = p as usize,
-            }
+    parents_first(&elements, |e| {
+        let parent = elements[e].parent;
+        if parent != NONE {
+            gone[e] |= gone[parent as usize];
         }
-        // `at` is done, or the root: its state is final.
-        let mut inherited = done[at] && gone[at];
-        while let Some(e) = chain.pop() {
-            inherited |= gone[e];
-            gone[e] = inherited;
-            done[e] = true;
-        }
-    }
+    });
     let mut index = vec![NONE; n];
     let mut kept = Vec::with_capacity(n);
     for (i, element) in elements.into_iter().enumerate() {
@@ -2269,6 +2241,27 @@ fn without_dropped(elements: Vec<Element>, mut gone: Vec<bool>) -> Vec<Element> 
         }
     }
     kept
+}
+
+/// Calls `visit` with each element's index once, after its parent's: the
+/// adoption agency gives some elements a parent made after them.
+fn parents_first(elements: &[Element], mut visit: impl FnMut(usize)) {
+    let mut done = vec![false; elements.len()];
+    let mut chain = Vec::new();
+    for i in 0..elements.len() {
+        let mut at = i;
+        while !done[at] {
+            chain.push(at);
+            match elements[at].parent {
+                NONE => break,
+                p => at = p as usize,
+            }
+        }
+        while let Some(e) = chain.pop() {
+            done[e] = true;
+            visit(e);
+        }
+    }
 }
 
 /// The indices of the set bits of `mask`, lowest first.
@@ -2414,4 +2407,4 @@ fn is_special(tag: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

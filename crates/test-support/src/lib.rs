@@ -34,6 +34,18 @@ pub fn corpus_file(rel: &str) -> PathBuf {
     p
 }
 
+/// The pages of `<corpus>/html` (`big9`, `dragnet`, `trafbench`), in
+/// file-name order.
+pub fn corpus_pages(corpus: &str) -> Vec<PathBuf> {
+    let dir = corpus_file(&format!("{corpus}/html"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the corpus's pages")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    files.sort();
+    files
+}
+
 /// One manifest row: column name → value.
 pub type Row = HashMap<String, String>;
 

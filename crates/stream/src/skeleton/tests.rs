@@ -1,18 +1,9 @@
 use canopy_dom::{Deadline, Document, DomOptions, NodeId};
 use canopy_forest::{levels, ElementType, Pattern, Untyped, Wrapper};
-use canopy_test_support::corpora;
+use canopy_test_support::corpus_pages;
 
+use crate::tree::tests::run_options;
 use crate::{follow, Pass};
-
-/// The run's drop list (`configs/default.toml`, `[dom]`).
-fn run_options() -> DomOptions {
-    let lower = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
-    DomOptions {
-        drop_id_class: lower(&["comment", "disqus", "footer", "menu", "promo", "bio"]),
-        section_anchors: lower(&["comment", "disqus"]),
-        ..DomOptions::default()
-    }
-}
 
 /// What metadata extraction reads of `doc` with `pattern`'s selection as
 /// the article, less a dateline: the heading, the page's metadata and its
@@ -210,13 +201,7 @@ fn a_wrapper_selects_on_the_skeleton_what_it_selects_on_the_page() {
     let (mut pages, mut checked, mut differ) = (0, 0, Vec::new());
     let mut unfollowed = std::collections::BTreeMap::new();
     for corpus in ["big9", "dragnet", "trafbench"] {
-        let dir = corpora().join(corpus).join("html");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("the corpus's pages")
-            .map(|e| e.expect("a directory entry").path())
-            .collect();
-        files.sort();
-        for path in files {
+        for path in corpus_pages(corpus) {
             let bytes = std::fs::read(&path).expect("a page");
             let html = String::from_utf8_lossy(&bytes);
             pages += 1;

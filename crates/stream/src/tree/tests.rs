@@ -2,7 +2,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use canopy_dom::{Deadline, Document, DomOptions, NodeData};
 use canopy_forest::{ElementType, Pattern};
-use canopy_test_support::corpora;
+use canopy_test_support::corpus_pages;
 
 use crate::{follow, Pass, Unfollowed};
 
@@ -379,7 +379,7 @@ fn hostile_markup_stops_at_the_trees_caps() {
 // the table's start in the page's bytes.
 
 /// The run's drop list (`configs/default.toml`, `[dom]`).
-fn run_options() -> DomOptions {
+pub(crate) fn run_options() -> DomOptions {
     let lower = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
     DomOptions {
         drop_id_class: lower(&["comment", "disqus", "footer", "menu", "promo", "bio"]),
@@ -398,13 +398,7 @@ struct Tally {
 }
 
 fn check_corpus(corpus: &str, options: &DomOptions, tally: &mut Tally) {
-    let dir = corpora().join(corpus).join("html");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("the corpus's pages")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    files.sort();
-    for path in files {
+    for path in corpus_pages(corpus) {
         let bytes = std::fs::read(&path).expect("a page");
         let html = String::from_utf8_lossy(&bytes);
         tally.pages += 1;
