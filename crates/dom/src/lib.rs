@@ -40,7 +40,7 @@ pub use budget::MAX_FORMATTING_WORK;
 pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
 pub use fallback::may_be_prose;
-pub use text::{collapse_whitespace, is_block, is_heading};
+pub use text::{collapse_whitespace, is_block, is_collapsed, is_heading, text_key};
 
 use sink::{BuildData, Sink, NONE};
 
@@ -911,6 +911,27 @@ impl Document {
     /// The text nodes of a subtree (the node itself included), in order.
     pub fn text_nodes(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &str)> + '_ {
         (id..self.nodes[id].end).filter_map(move |n| self.text(n).map(|t| (n, t)))
+    }
+
+    /// The keys ([`text_key`]) of the body's text nodes, whitespace
+    /// collapsed, blank ones left out: sorted, each once.
+    pub fn text_keys(&self) -> Vec<u64> {
+        let mut collapsed = String::new();
+        let mut keys: Vec<u64> = self
+            .text_nodes(self.body())
+            .filter_map(|(_, text)| {
+                let text = if is_collapsed(text) {
+                    text
+                } else {
+                    collapsed = collapse_whitespace(text);
+                    &collapsed
+                };
+                (!text.is_empty()).then(|| text_key(text))
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
     }
 
     /// The `<title>` text, whitespace collapsed.

@@ -66,6 +66,36 @@ pub fn is_heading(tag: &str) -> bool {
     matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
+/// A text's key: a 64-bit hash of its whitespace-collapsed form
+/// ([`collapse_whitespace`]). Site-level cleaning counts a cluster's texts
+/// by key, and a streaming pass over a page gives the keys of its text
+/// nodes without building them.
+pub fn text_key(collapsed: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(collapsed.as_bytes());
+    hasher.finish()
+}
+
+/// Whether `collapse_whitespace(text) == text`: no whitespace at the ends
+/// and only single spaces inside.
+pub fn is_collapsed(text: &str) -> bool {
+    let mut after_space = true;
+    for c in text.chars() {
+        if c == ' ' {
+            if after_space {
+                return false;
+            }
+            after_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            after_space = false;
+        }
+    }
+    !after_space || text.is_empty()
+}
+
 /// Collapses runs of whitespace to one space and trims the ends.
 pub fn collapse_whitespace(s: &str) -> String {
     if s.is_ascii() {

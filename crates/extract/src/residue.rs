@@ -35,13 +35,15 @@
 //!   meta line, although it has their shape (a category line "Posted in:
 //!   &lt;News&gt;" links into the site itself).
 
-use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use canopy_dom::{collapse_whitespace, contains_any, is_block, is_heading, Document, NodeId};
+use canopy_dom::{
+    collapse_whitespace, contains_any, is_block, is_collapsed, is_heading, text_key, Document,
+    NodeId,
+};
 
 use crate::TextCounts;
 
@@ -133,46 +135,38 @@ impl CleanOptions {
     }
 }
 
-/// The texts that recur across a cluster's pages.
+/// The texts that recur across a cluster's pages, by key
+/// (`canopy_dom::text_key`).
 #[derive(Debug, Clone, Default)]
 pub struct Residue {
-    common: FxHashSet<String>,
+    common: FxHashSet<u64>,
 }
 
 impl Residue {
     /// Learns the recurring texts of a cluster (its text nodes, whitespace
     /// collapsed, counted once per page).
     pub fn learn(docs: &[&Document]) -> Residue {
-        let need = docs.len().div_ceil(2).max(2);
-        if docs.len() < need {
+        let keys: Vec<Vec<u64>> = docs.iter().map(|doc| doc.text_keys()).collect();
+        Residue::learn_keys(&keys.iter().map(Vec::as_slice).collect::<Vec<_>>())
+    }
+
+    /// [`Residue::learn`] from the keys of each page's text nodes, each key
+    /// once a page (`Document::text_keys`, or a streaming pass's).
+    pub fn learn_keys(pages: &[&[u64]]) -> Residue {
+        let need = pages.len().div_ceil(2).max(2);
+        if pages.len() < need {
             // A single page: no text can recur.
             return Residue::default();
         }
-        // Texts already collapsed (most) are borrowed from the pages, not
-        // copied; only the recurring ones are kept as `String`s.
-        let mut counts: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
-        let mut seen: FxHashSet<Cow<'_, str>> = FxHashSet::default();
-        for doc in docs {
-            let body = doc.body();
-            for (_, text) in doc.text_nodes(body) {
-                let t = if is_collapsed(text) {
-                    Cow::Borrowed(text)
-                } else {
-                    Cow::Owned(collapse_whitespace(text))
-                };
-                if !t.is_empty() {
-                    seen.insert(t);
-                }
-            }
-            for t in seen.drain() {
-                *counts.entry(t).or_default() += 1;
-            }
+        let mut counts: FxHashMap<u64, usize> = FxHashMap::default();
+        for &key in pages.iter().copied().flatten() {
+            *counts.entry(key).or_default() += 1;
         }
         Residue {
             common: counts
                 .into_iter()
-                .filter(|(_, c)| *c >= need)
-                .map(|(t, _)| t.into_owned())
+                .filter(|&(_, c)| c >= need)
+                .map(|(key, _)| key)
                 .collect(),
         }
     }
@@ -182,14 +176,15 @@ impl Residue {
         if self.common.is_empty() {
             return false;
         }
-        // Most text nodes are collapsed already: look them up as they are
+        // Most text nodes are collapsed already: hash them as they are
         // rather than copy each one (this runs for every text node of
         // every page a cluster extracts).
-        if is_collapsed(text) {
-            self.common.contains(text)
+        let key = if is_collapsed(text) {
+            text_key(text)
         } else {
-            self.common.contains(&collapse_whitespace(text))
-        }
+            text_key(&collapse_whitespace(text))
+        };
+        self.common.contains(&key)
     }
 }
 
@@ -203,25 +198,6 @@ fn linked_heading(doc: &Document, counts: &TextCounts, t: NodeId) -> Option<Node
         .take(3)
         .find(|&a| is_heading(doc.tag(a)))
         .filter(|&h| counts.link_chars(h) == counts.chars(h))
-}
-
-/// Whether `collapse_whitespace(text) == text`: no whitespace at the ends
-/// and only single spaces inside.
-fn is_collapsed(text: &str) -> bool {
-    let mut after_space = true;
-    for c in text.chars() {
-        if c == ' ' {
-            if after_space {
-                return false;
-            }
-            after_space = true;
-        } else if c.is_whitespace() {
-            return false;
-        } else {
-            after_space = false;
-        }
-    }
-    !after_space || text.is_empty()
 }
 
 /// Whether element `n` holds media text: `<figcaption>`, an `id` or

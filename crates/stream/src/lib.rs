@@ -26,6 +26,7 @@
 mod scan;
 mod skeleton;
 mod text_len;
+mod texts;
 mod tree;
 
 pub use scan::{raw_text, scan, Attr, Attrs, Stop, Token};

@@ -38,7 +38,7 @@ impl Piece {
         }
         let mut piece = Piece::default();
         let mut blank = true;
-        let mut push = |c: char| {
+        decode(raw, refs, nul, |c| {
             let width = c.len_utf8();
             if c.is_whitespace() {
                 if blank {
@@ -50,37 +50,7 @@ impl Piece {
                 piece.trail = 0;
             }
             piece.len += width;
-        };
-        let mut rest = raw;
-        while let Some(c) = rest.chars().next() {
-            rest = rest.get(c.len_utf8()..).unwrap_or_default();
-            match c {
-                '\r' => {
-                    if !rest.starts_with('\n') {
-                        push('\n');
-                    }
-                }
-                '\0' => {
-                    if nul {
-                        push('\u{FFFD}');
-                    }
-                }
-                '&' if refs => {
-                    let (consumed, chars) = char_ref(rest.as_bytes());
-                    match chars {
-                        Some((c1, c2)) => {
-                            push(c1);
-                            if let Some(c2) = c2 {
-                                push(c2);
-                            }
-                        }
-                        None => push('&'),
-                    }
-                    rest = rest.get(consumed..).unwrap_or_default();
-                }
-                c => push(c),
-            }
-        }
+        });
         piece
     }
 
@@ -109,6 +79,50 @@ impl Piece {
             0
         } else {
             self.len - self.lead - self.trail
+        }
+    }
+}
+
+/// Whether [`decode`] may change `raw`: it holds an ampersand, a carriage
+/// return or a NUL.
+pub(crate) fn needs_decoding(raw: &str) -> bool {
+    memchr::memchr3(b'&', b'\r', 0, raw.as_bytes()).is_some()
+}
+
+/// The characters of `raw` as the tree holds them, to `push`: a CR LF or
+/// a lone CR is one newline; with `refs` (text, and the content of
+/// `<title>` and `<textarea>`), character references decoded; a NUL is
+/// dropped from text (`nul` false) or becomes U+FFFD in raw text (`nul`
+/// true).
+pub(crate) fn decode(raw: &str, refs: bool, nul: bool, mut push: impl FnMut(char)) {
+    let mut rest = raw;
+    while let Some(c) = rest.chars().next() {
+        rest = rest.get(c.len_utf8()..).unwrap_or_default();
+        match c {
+            '\r' => {
+                if !rest.starts_with('\n') {
+                    push('\n');
+                }
+            }
+            '\0' => {
+                if nul {
+                    push('\u{FFFD}');
+                }
+            }
+            '&' if refs => {
+                let (consumed, chars) = char_ref(rest.as_bytes());
+                match chars {
+                    Some((c1, c2)) => {
+                        push(c1);
+                        if let Some(c2) = c2 {
+                            push(c2);
+                        }
+                    }
+                    None => push('&'),
+                }
+                rest = rest.get(consumed..).unwrap_or_default();
+            }
+            c => push(c),
         }
     }
 }

@@ -25,6 +25,7 @@ use canopy_forest::{tolerant_form, ElementType, Pattern};
 
 use crate::scan::{Attrs, Token};
 use crate::text_len::Piece;
+use crate::texts::TextRuns;
 
 /// Why a page takes the full parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -68,6 +69,9 @@ pub enum Unfollowed {
     /// classify: whether it closes the paragraph depends on the quirks
     /// mode.
     Quirks,
+    /// Text in a table outside its cells: the tree puts it before the
+    /// table, joined to the text there.
+    FosteredText,
 }
 
 impl Unfollowed {
@@ -87,6 +91,7 @@ impl Unfollowed {
             Unfollowed::KeptMark => "the skeleton's keep mark in the page",
             Unfollowed::NoscriptFallback => "a noscript that may be the page's fallback",
             Unfollowed::Quirks => "a table in a paragraph under an unclassified doctype",
+            Unfollowed::FosteredText => "text in a table outside its cells",
         }
     }
 }
@@ -226,6 +231,10 @@ pub struct Pass {
     /// counts them: what a region's parse gives the drop list's guard
     /// (`DomOptions::page_text`).
     pub text_bytes: usize,
+    /// The keys of the text nodes of the body the tree holds
+    /// (`canopy_dom::text_key`), sorted, each once: what
+    /// `canopy_extract::Residue` counts across a cluster's pages.
+    pub text_keys: Vec<u64>,
     pub(crate) elements: Vec<Element>,
     pub(crate) labels: String,
 }
@@ -329,6 +338,8 @@ pub(crate) struct Tree<'a> {
     /// The text node being read: runs of text join until an element opens
     /// or closes, or a comment comes.
     text_node: Option<Piece>,
+    /// The body's text, for the keys of the tree's text nodes.
+    texts: TextRuns,
 }
 
 impl<'a> Tree<'a> {
@@ -389,6 +400,7 @@ impl<'a> Tree<'a> {
             body_class: None,
             text_bytes: 0,
             text_node: None,
+            texts: TextRuns::default(),
         }
     }
 
@@ -484,12 +496,14 @@ impl<'a> Tree<'a> {
         } else {
             Vec::new()
         };
+        propagate_gone(&self.elements, &mut gone);
         Ok(Pass {
             regions,
             extras,
             body_at: self.body_at,
             text_bytes: self.text_bytes,
-            elements: without_dropped(self.elements, gone),
+            text_keys: self.texts.keys(&gone),
+            elements: without_dropped(self.elements, &gone),
             labels: self.labels,
         })
     }
@@ -499,48 +513,51 @@ impl<'a> Tree<'a> {
         if self.templates > 0 {
             return Ok(());
         }
-        self.count_text(&range);
         let top = self.top();
         if crate::scan::raw_text(top) {
             if top == "noscript"
                 && self.mode >= Mode::InBody
-                && canopy_dom::may_be_prose(self.html.get(range).unwrap_or(""))
+                && canopy_dom::may_be_prose(self.html.get(range.clone()).unwrap_or(""))
             {
                 return Err(Unfollowed::NoscriptFallback);
             }
+            self.count_text(&range);
             return Ok(());
         }
-        if matches!(top, "svg" | "math") {
-            // Foreign content's text: no formatting element opens for it.
-            return Ok(());
-        }
-        match self.mode {
-            Mode::BeforeHead | Mode::InHead | Mode::AfterHead => {
-                if !is_blank(self.html.get(range.clone()).unwrap_or("")) {
+        // Foreign content's text opens no formatting element.
+        if !matches!(top, "svg" | "math") {
+            let blank = is_blank(self.html.get(range.clone()).unwrap_or(""));
+            match self.mode {
+                Mode::BeforeHead | Mode::InHead | Mode::AfterHead if !blank => {
                     self.enter_body(&Attrs::default(), range.start);
                 }
-                Ok(())
-            }
-            Mode::InTable | Mode::InTableBody | Mode::InRow => {
-                if self.reconstruction_pending()
-                    && !is_blank(self.html.get(range.clone()).unwrap_or(""))
-                {
-                    self.reconstruct(range.start)?;
+                Mode::InTable | Mode::InTableBody | Mode::InRow => {
+                    if !matches!(top, "table" | "tbody" | "tfoot" | "thead" | "tr") {
+                        // In an element put before the table: the body's
+                        // rules.
+                        self.reconstruct(range.start)?;
+                    } else if !blank {
+                        if !self.reconstruction_pending() {
+                            // The tree puts it before the table, joined to
+                            // a text there.
+                            return Err(Unfollowed::FosteredText);
+                        }
+                        self.reconstruct(range.start)?;
+                    }
                 }
-                Ok(())
-            }
-            Mode::InColumnGroup => {
-                if !is_blank(self.html.get(range.clone()).unwrap_or("")) && self.top() == "colgroup"
-                {
+                Mode::InColumnGroup if !blank && self.top() == "colgroup" => {
                     self.pop(range.start);
                     self.mode = Mode::InTable;
+                    self.nodes_made -= 1;
                     return self.text(range);
                 }
-                Ok(())
+                Mode::InBody | Mode::InCell | Mode::InCaption => self.reconstruct(range.start)?,
+                _ => {}
             }
-            Mode::InSelect | Mode::InSelectInTable => Ok(()),
-            Mode::InBody | Mode::InCell | Mode::InCaption => self.reconstruct(range.start),
         }
+        // Counted once the text's parent is open.
+        self.count_text(&range);
+        Ok(())
     }
 
     /// Adds a run of text to the text node being read, unless it is not
@@ -554,11 +571,16 @@ impl<'a> Tree<'a> {
         }
         let raw = self.html.get(range.clone()).unwrap_or("");
         let tag = open.tag.as_str();
-        let piece = if crate::scan::raw_text(tag) {
-            Piece::of(raw, matches!(tag, "title" | "textarea"), true)
+        let (refs, nul) = if crate::scan::raw_text(tag) {
+            (matches!(tag, "title" | "textarea"), true)
         } else {
-            Piece::of(raw, true, false)
+            (true, false)
         };
+        let piece = Piece::of(raw, refs, nul);
+        if open.element != NONE {
+            self.texts
+                .push(open.element, self.elements.len() as u32, raw, refs, nul);
+        }
         self.text_node = Some(match self.text_node {
             Some(node) => node.join(piece),
             None => piece,
@@ -617,6 +639,7 @@ impl<'a> Tree<'a> {
         if let Some(node) = self.text_node.take() {
             self.text_bytes += node.trimmed();
         }
+        self.texts.end(self.elements.len() as u32);
     }
 
     fn start(
@@ -2216,17 +2239,26 @@ fn is_table_part(tag: &str) -> bool {
 /// The elements not `gone` and not inside one that is (the tree's drop
 /// list's page-wide rules), their parents renumbered. A parent may come
 /// after its child (the adoption agency's copies).
-fn without_dropped(elements: Vec<Element>, mut gone: Vec<bool>) -> Vec<Element> {
+/// Marks the subtrees of the elements marked gone.
+fn propagate_gone(elements: &[Element], gone: &mut [bool]) {
     if !gone.contains(&true) {
-        return elements;
+        return;
     }
-    let n = elements.len();
-    parents_first(&elements, |e| {
+    parents_first(elements, |e| {
         let parent = elements[e].parent;
         if parent != NONE {
             gone[e] |= gone[parent as usize];
         }
     });
+}
+
+/// The elements less those marked gone (subtrees marked too), parents
+/// renumbered.
+fn without_dropped(elements: Vec<Element>, gone: &[bool]) -> Vec<Element> {
+    if !gone.contains(&true) {
+        return elements;
+    }
+    let n = elements.len();
     let mut index = vec![NONE; n];
     let mut kept = Vec::with_capacity(n);
     for (i, element) in elements.into_iter().enumerate() {

@@ -71,7 +71,25 @@ fn agrees(html: &str) -> Vec<String> {
     let stream = pass_paths(&pass);
     assert_eq!(stream, tree_paths(&doc), "{html}");
     assert_eq!(pass.signature(), canopy_cluster::Signature::of(&doc));
+    assert_eq!(pass.text_keys, doc.text_keys(), "{html}");
     stream
+}
+
+/// The pass's keys of the body's texts are the tree's: texts that a
+/// comment, a script or a hidden element keeps apart are one text of the
+/// tree; references decoded, white space collapsed across runs.
+#[test]
+fn the_texts_are_the_trees_text_nodes() {
+    agrees("<p>Share <!-- x --> this<script>var a;</script>, now<span hidden>h</span>!</p>");
+    agrees("<p>a&amp;b&nbsp; c\r\n d</p><p> a&amp;b  c d </p><title>t</title><textarea>&lt;x</textarea>");
+    agrees("<div>one<b>two</b>three<i>four</p>five</div>");
+    agrees("<table><tr><td>cell</td></tr><b>bold<tr><td>x</table>");
+    // Text in a table outside its cells goes before the table, joined to
+    // a text there: the full parse.
+    assert_eq!(
+        follow("<p>x<table>y<tr><td>z</table>", &[], &DomOptions::default()).err(),
+        Some(Unfollowed::FosteredText)
+    );
 }
 
 #[test]
@@ -316,6 +334,7 @@ fn the_elements_the_tree_drops_are_not_the_passs() {
         let stream = pass_paths(&pass);
         assert_eq!(stream, tree_paths(&doc), "{html}");
         assert_eq!(pass.signature(), canopy_cluster::Signature::of(&doc));
+        assert_eq!(pass.text_keys, doc.text_keys(), "{html}");
         stream
     };
     // A footer holding little of the text goes with its subtree; one that
@@ -343,6 +362,10 @@ fn the_elements_the_tree_drops_are_not_the_passs() {
         !found.iter().any(|p| p.contains("h2") || p.contains("ol")),
         "{found:?}"
     );
+    // The texts around a dropped block are one text of the tree.
+    agrees_dropping(&format!(
+        "{story}<div><p>Filed <span class=promo>ad</span> under:</p> news</div>"
+    ));
     // Anchors by the thousand in one container.
     let anchors = "<p><a id=comment-1></a>c</p>".repeat(5_000);
     let found = agrees_dropping(&format!("<div>{story}<div>{anchors}</div></div>"));
@@ -420,6 +443,16 @@ fn check_corpus(corpus: &str, options: &DomOptions, tally: &mut Tally) {
                 "{}: text bytes: pass {}, tree {text}",
                 path.display(),
                 pass.text_bytes
+            ));
+        } else if pass.text_keys != doc.text_keys() {
+            let (p, t) = (pass.text_keys.len(), doc.text_keys().len());
+            tally.disagree.push(format!(
+                "{}: text keys: pass {p}, tree {t}, in common {}",
+                path.display(),
+                pass.text_keys
+                    .iter()
+                    .filter(|k| doc.text_keys().binary_search(k).is_ok())
+                    .count()
             ));
         } else if stream == tree && pass.signature() == canopy_cluster::Signature::of(&doc) {
             tally.agree += 1;
