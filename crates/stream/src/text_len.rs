@@ -17,41 +17,19 @@ pub(crate) struct Piece {
 }
 
 impl Piece {
-    /// `raw` as the tree's text: a CR LF or a lone CR is one newline; with
-    /// `refs` (text, and the content of `<title>` and `<textarea>`),
-    /// character references decoded; a NUL is dropped from text (`nul`
-    /// false) or becomes U+FFFD in raw text (`nul` true).
-    pub(crate) fn of(raw: &str, refs: bool, nul: bool) -> Piece {
-        let b = raw.as_bytes();
-        if memchr::memchr3(b'&', b'\r', 0, b).is_none() {
-            let lead = raw.len() - raw.trim_start().len();
-            let trail = if lead == raw.len() {
-                lead
-            } else {
-                raw.len() - raw.trim_end().len()
-            };
-            return Piece {
-                len: raw.len(),
-                lead,
-                trail,
-            };
+    /// A text as the tree holds it ([`decode`]d).
+    pub(crate) fn of_text(text: &str) -> Piece {
+        let lead = text.len() - text.trim_start().len();
+        let trail = if lead == text.len() {
+            lead
+        } else {
+            text.len() - text.trim_end().len()
+        };
+        Piece {
+            len: text.len(),
+            lead,
+            trail,
         }
-        let mut piece = Piece::default();
-        let mut blank = true;
-        decode(raw, refs, nul, |c| {
-            let width = c.len_utf8();
-            if c.is_whitespace() {
-                if blank {
-                    piece.lead += width;
-                }
-                piece.trail += width;
-            } else {
-                blank = false;
-                piece.trail = 0;
-            }
-            piece.len += width;
-        });
-        piece
     }
 
     /// The text node two runs make when the tree joins them.
@@ -189,12 +167,16 @@ fn char_ref(after: &[u8]) -> (usize, Option<(char, Option<char>)>) {
 
 #[cfg(test)]
 mod tests {
-    use super::Piece;
+    use super::{decode, Piece};
 
     fn trimmed(pieces: &[&str]) -> usize {
         pieces
             .iter()
-            .map(|p| Piece::of(p, true, false))
+            .map(|p| {
+                let mut text = String::new();
+                decode(p, true, false, |c| text.push(c));
+                Piece::of_text(&text)
+            })
             .reduce(Piece::join)
             .map_or(0, Piece::trimmed)
     }

@@ -14,8 +14,6 @@ use std::ops::Range;
 
 use canopy_dom::text_key;
 
-use crate::text_len::{decode, needs_decoding};
-
 /// One run of text: text between two tags of the page that the tree puts
 /// in one parent, or several that the pass joined.
 struct Run {
@@ -42,51 +40,70 @@ pub(crate) struct TextRuns {
     open: Option<(u32, u32, usize, Option<bool>)>,
     /// White space since the last word of the open run.
     space: bool,
-    decoded: String,
 }
 
 impl TextRuns {
-    /// Adds text of the page to the run of `parent`, `elements` being the
-    /// body's elements made so far; `refs` and `nul` say how the tree
-    /// decodes it (`text_len::decode`).
-    pub(crate) fn push(&mut self, parent: u32, elements: u32, raw: &str, refs: bool, nul: bool) {
+    /// Room for the runs of a page of `bytes` bytes: its text is a part of
+    /// them.
+    pub(crate) fn with_capacity(bytes: usize) -> TextRuns {
+        TextRuns {
+            runs: Vec::with_capacity(bytes / 256),
+            buffer: String::with_capacity(bytes / 4),
+            ..TextRuns::default()
+        }
+    }
+
+    /// Adds text of the page, decoded as the tree holds it
+    /// (`text_len::decode`), to the run of `parent`, `elements` being the
+    /// body's elements made so far.
+    pub(crate) fn push(&mut self, parent: u32, elements: u32, text: &str) {
         if self.open.is_none() {
             self.open = Some((parent, elements, self.buffer.len(), None));
             self.space = false;
         }
-        if needs_decoding(raw) {
-            let mut decoded = std::mem::take(&mut self.decoded);
-            decoded.clear();
-            decode(raw, refs, nul, |c| decoded.push(c));
-            self.push_collapsed(&decoded);
-            self.decoded = decoded;
-        } else {
-            self.push_collapsed(raw);
-        }
+        self.push_collapsed(text);
     }
 
+    /// Appends the words of `text` to the open run's, one space between
+    /// two words that white space parts. What is already so (words
+    /// parted by single spaces) is copied at once.
     fn push_collapsed(&mut self, text: &str) {
-        let Some((_, _, start, lead)) = &mut self.open else {
+        let Some((_, _, _, lead)) = &mut self.open else {
             return;
         };
-        let mut rest = text;
-        loop {
-            let word = rest.trim_start();
-            self.space |= word.len() != rest.len();
-            if word.is_empty() {
-                break;
+        let bytes = text.as_bytes();
+        // The start of the stretch of words being read.
+        let mut stretch: Option<usize> = None;
+        let mut at = 0;
+        while at < bytes.len() {
+            let (white, width) = char_at(bytes, at);
+            if !white {
+                if stretch.is_none() {
+                    match lead {
+                        None => *lead = Some(self.space),
+                        Some(_) if self.space => self.buffer.push(' '),
+                        Some(_) => {}
+                    }
+                    self.space = false;
+                    stretch = Some(at);
+                }
+                at += width;
+                continue;
             }
-            let end = word.find(char::is_whitespace).unwrap_or(word.len());
-            match lead {
-                None => *lead = Some(self.space),
-                Some(_) if self.space => self.buffer.push(' '),
-                Some(_) => {}
+            let single = bytes[at] == b' '
+                && stretch.is_some()
+                && at + 1 < bytes.len()
+                && !char_at(bytes, at + 1).0;
+            if !single {
+                if let Some(from) = stretch.take() {
+                    self.buffer.push_str(text.get(from..at).unwrap_or_default());
+                }
+                self.space = true;
             }
-            debug_assert!(self.buffer.len() >= *start);
-            let (word, after) = word.split_at(end);
-            self.buffer.push_str(word);
-            self.space = false;
-            rest = after;
+            at += width;
+        }
+        if let Some(from) = stretch {
+            self.buffer.push_str(text.get(from..).unwrap_or_default());
         }
     }
 
@@ -111,40 +128,81 @@ impl TextRuns {
     pub(crate) fn keys(mut self, gone: &[bool]) -> Vec<u64> {
         self.end(gone.len() as u32);
         let is_gone = |e: u32| gone.get(e as usize).copied().unwrap_or(true);
-        let mut keys = Vec::with_capacity(self.runs.len());
+        let runs: Vec<&Run> = self.runs.iter().filter(|r| !is_gone(r.parent)).collect();
+        let text = |run: &Run| self.buffer.get(run.text.clone()).unwrap_or_default();
+        let mut keys = Vec::with_capacity(runs.len());
         let mut node = String::new();
-        let mut last: Option<&Run> = None;
-        let mut node_trail = false;
-        for run in self.runs.iter().filter(|r| !is_gone(r.parent)) {
-            let text = self.buffer.get(run.text.clone()).unwrap_or_default();
-            let joins = last.is_some_and(|l| {
-                l.parent == run.parent && (l.elements.end..run.elements.start).all(is_gone)
-            });
-            if !joins {
-                if !node.is_empty() {
-                    keys.push(text_key(&node));
-                }
-                node.clear();
-                node_trail = false;
+        let mut first = 0;
+        while first < runs.len() {
+            // The runs of one text node of the tree: one parent, nothing
+            // the tree keeps between them.
+            let mut end = first + 1;
+            while runs.get(end).is_some_and(|r| {
+                let last = runs[end - 1];
+                last.parent == r.parent && (last.elements.end..r.elements.start).all(is_gone)
+            }) {
+                end += 1;
             }
-            if !text.is_empty() {
-                if !node.is_empty() && (node_trail || run.lead) {
-                    node.push(' ');
-                }
-                node.push_str(text);
-                node_trail = run.trail;
+            let key = if end == first + 1 {
+                Some(text(runs[first]))
+                    .filter(|t| !t.is_empty())
+                    .map(text_key)
             } else {
-                node_trail |= run.lead;
-            }
-            last = Some(run);
-        }
-        if !node.is_empty() {
-            keys.push(text_key(&node));
+                node.clear();
+                let mut space = false;
+                for &run in &runs[first..end] {
+                    let text = text(run);
+                    if text.is_empty() {
+                        space |= run.lead;
+                        continue;
+                    }
+                    if !node.is_empty() && (space || run.lead) {
+                        node.push(' ');
+                    }
+                    node.push_str(text);
+                    space = run.trail;
+                }
+                Some(node.as_str()).filter(|t| !t.is_empty()).map(text_key)
+            };
+            keys.extend(key);
+            first = end;
         }
         keys.sort_unstable();
         keys.dedup();
         keys
     }
+}
+
+/// Whether the character at byte `at` of a UTF-8 text is white space
+/// (`char::is_whitespace`), and its width. Only four lead bytes start a
+/// white space character past ASCII (U+0085, U+00A0, U+1680, U+2000 to
+/// U+3000): other characters are not decoded.
+#[inline(always)]
+fn char_at(bytes: &[u8], at: usize) -> (bool, usize) {
+    let b = bytes[at];
+    if b < 0x80 {
+        return (b == b' ' || (b'\t'..=b'\r').contains(&b), 1);
+    }
+    wide_char_at(bytes, at)
+}
+
+/// [`char_at`] past ASCII.
+fn wide_char_at(bytes: &[u8], at: usize) -> (bool, usize) {
+    let b = bytes[at];
+    let width = match b {
+        0x80..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    };
+    if !matches!(b, 0xc2 | 0xe1 | 0xe2 | 0xe3) {
+        return (false, width);
+    }
+    let white = bytes
+        .get(at..at + width)
+        .and_then(|c| std::str::from_utf8(c).ok())
+        .and_then(|c| c.chars().next())
+        .is_some_and(char::is_whitespace);
+    (white, width)
 }
 
 #[cfg(test)]
@@ -156,7 +214,9 @@ mod tests {
         let mut texts = TextRuns::default();
         for &(parent, made, pieces) in runs {
             for piece in pieces {
-                texts.push(parent, made, piece, true, false);
+                let mut text = String::new();
+                crate::text_len::decode(piece, true, false, |c| text.push(c));
+                texts.push(parent, made, &text);
             }
             texts.end(made);
         }
@@ -172,6 +232,11 @@ mod tests {
 
     #[test]
     fn runs_collapse_and_join_as_the_tree_joins_texts() {
+        // White space past ASCII is white space; other characters are not.
+        assert_eq!(
+            keys(&[(0, 0, &["\u{a0}é\u{2003}ü\u{3000}x\u{85}"])], &[false]),
+            expected(&["é ü x"])
+        );
         // One run of pieces: white space collapsed across them, references
         // decoded.
         assert_eq!(

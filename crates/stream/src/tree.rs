@@ -24,7 +24,7 @@ use canopy_dom::DomOptions;
 use canopy_forest::{tolerant_form, ElementType, Pattern};
 
 use crate::scan::{Attrs, Token};
-use crate::text_len::Piece;
+use crate::text_len::{decode, needs_decoding, Piece};
 use crate::texts::TextRuns;
 
 /// Why a page takes the full parse.
@@ -340,6 +340,8 @@ pub(crate) struct Tree<'a> {
     text_node: Option<Piece>,
     /// The body's text, for the keys of the tree's text nodes.
     texts: TextRuns,
+    /// A run of text decoded (references, newlines), reused.
+    decoded: String,
 }
 
 impl<'a> Tree<'a> {
@@ -400,7 +402,8 @@ impl<'a> Tree<'a> {
             body_class: None,
             text_bytes: 0,
             text_node: None,
-            texts: TextRuns::default(),
+            texts: TextRuns::with_capacity(html.len()),
+            decoded: String::new(),
         }
     }
 
@@ -576,11 +579,20 @@ impl<'a> Tree<'a> {
         } else {
             (true, false)
         };
-        let piece = Piece::of(raw, refs, nul);
-        if open.element != NONE {
-            self.texts
-                .push(open.element, self.elements.len() as u32, raw, refs, nul);
+        let element = open.element;
+        let mut decoded = std::mem::take(&mut self.decoded);
+        let text = if needs_decoding(raw) {
+            decoded.clear();
+            decode(raw, refs, nul, |c| decoded.push(c));
+            decoded.as_str()
+        } else {
+            raw
+        };
+        let piece = Piece::of_text(text);
+        if element != NONE {
+            self.texts.push(element, self.elements.len() as u32, text);
         }
+        self.decoded = decoded;
         self.text_node = Some(match self.text_node {
             Some(node) => node.join(piece),
             None => piece,
