@@ -209,6 +209,37 @@ fn wrappers_apply_extracts_without_learning() {
     assert!(out == saved, "saved wrappers lost");
 }
 
+/// A reused wrapper keeps the decision of the check saved with it: with
+/// every saved decision turned to the page-level path, the same pages are
+/// all served by the page-level path and the summary says why, although
+/// a new check would let the wrappers serve (big9's clusters all agree).
+#[test]
+fn a_reused_wrapper_keeps_its_saved_check() {
+    let learned = fresh("2009");
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = read(&learned.path().join("wrappers.jsonl"))
+        .lines()
+        .map(|line| {
+            let mut w: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(w["check"]["decision"], "agree", "{line}");
+            w["check"]["decision"] = "page".into();
+            w.to_string()
+        })
+        .collect();
+    std::fs::write(dir.path().join("wrappers.jsonl"), lines.join("\n") + "\n").unwrap();
+    let again = reuse("2009", dir.path(), &[]);
+    let mut reader = csv::Reader::from_path(again.path().join("summary.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (status, served, check) = (col("wrapper"), col("wrapper_matches"), col("check"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let reused: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[status] == "reused").collect();
+    assert_eq!(reused.len(), lines.len());
+    for row in reused {
+        assert_eq!((&row[served], &row[check]), ("0", "page"), "{row:?}");
+    }
+}
+
 #[test]
 fn bad_wrapper_lines_are_rejected_and_the_rest_is_used() {
     let learned = fresh("2005");

@@ -33,7 +33,7 @@ use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord, Wrapper
 
 mod check;
 
-use check::{check_against_page_path, serving, Serve};
+use check::{check_against_page_path, saved_check, serving, Serve};
 
 use crate::backlog::Backlog;
 use crate::config::SignifierSource;
@@ -446,14 +446,11 @@ fn process_cluster(
                 let mut chosen =
                     choose_wrapper(c, held, background, &signatures, &residue, settings);
                 let check = match &chosen.wrapper {
-                    Some(w) if settings.validate => Some(check_against_page_path(
-                        c,
-                        w,
-                        held,
-                        &sibling_titles,
-                        &residue,
-                        settings,
-                    )),
+                    Some(w) if settings.validate => {
+                        Some(saved_check(&chosen).unwrap_or_else(|| {
+                            check_against_page_path(c, w, held, &sibling_titles, &residue, settings)
+                        }))
+                    }
                     _ => None,
                 };
                 if check.as_ref().is_some_and(|c| !c.wrapper_serves()) {

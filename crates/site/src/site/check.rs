@@ -10,7 +10,7 @@ use canopy_types::{Decision, WrapperCheck};
 
 use super::{
     article_title, page_level_selection, text_chars, wrapper_selection, Chosen, ClusterPages, Role,
-    SiteSettings,
+    Selection, SiteSettings,
 };
 use crate::page::Page;
 
@@ -80,6 +80,24 @@ pub(super) fn check_against_page_path(
             .filter_map(|(text, _)| text_chars(text))
             .collect(),
     }
+}
+
+/// A reused wrapper's check: the one saved with it. The saved template
+/// fits the cluster's pages, so the decision made on that template's pages
+/// when the wrapper was learned stands; the text lengths are tonight's, on
+/// the pages a new check would compare (`chosen.selections`, one for each
+/// page the reuse was checked on). `None` for a wrapper saved without a
+/// check, which is checked now.
+pub(super) fn saved_check(chosen: &Chosen) -> Option<Checked> {
+    let figures = chosen.reused.as_ref()?.check.clone()?;
+    let selections: Vec<&Selection> = chosen.selections.iter().collect();
+    Some(Checked {
+        figures,
+        wrapper_text_chars: evenly_spaced(&selections, CHECK_PAGES)
+            .iter()
+            .filter_map(|s| text_chars(&s.text))
+            .collect(),
+    })
 }
 
 /// A page's text and link share by `wrapper`, and by the page-level path
