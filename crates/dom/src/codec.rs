@@ -205,6 +205,9 @@ impl Document {
             body,
             json_ld,
             adoption_copies,
+            // Documents are encoded whole (a site's pages spilled to disk),
+            // never a part of a page.
+            page_link_host: None,
             truncated,
         })
     }

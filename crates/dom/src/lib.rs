@@ -78,6 +78,11 @@ pub struct DomOptions {
     /// streaming pass found): the drop list's guard weighs a named element
     /// against the page's text, not the part's.
     pub page_text: Option<usize>,
+    /// The whole page's own host, the host most of its absolute links
+    /// point to (`canopy_extract`'s cleaning tells a site's own links from
+    /// others' by it), when the input is a part of the page that holds
+    /// only some of its links ([`Document::page_link_host`]).
+    pub page_link_host: Option<String>,
 }
 
 impl DomOptions {
@@ -189,6 +194,7 @@ impl Default for DomOptions {
             drop_id_class: Vec::new(),
             section_anchors: Vec::new(),
             page_text: None,
+            page_link_host: None,
         }
     }
 }
@@ -244,6 +250,8 @@ pub struct Document {
     /// The elements that are the adoption agency's copies of a formatting
     /// element, in node order ([`Document::adopted_rest`]).
     adoption_copies: Vec<NodeId>,
+    /// [`DomOptions::page_link_host`].
+    page_link_host: Option<String>,
     /// Whether the input was cut at `max_bytes`, nesting flattened at
     /// `max_depth`, the rest of a page nested far beyond `max_depth` cut
     /// when its parse ran out of budget, or the rest of the page cut at
@@ -656,7 +664,10 @@ impl Document {
         let build = sink.nodes.into_inner();
         let comment_sections = comment_section_starts(&build, &options.section_anchors);
         let role_drops = role_drops(&build, options);
-        let mut doc = Document::default();
+        let mut doc = Document {
+            page_link_host: options.page_link_host.clone(),
+            ..Document::default()
+        };
         // At most every build node and attribute is kept.
         doc.nodes.reserve(build.len());
         doc.attrs.reserve(attrs);
@@ -947,6 +958,13 @@ impl Document {
     /// type="application/ld+json">`), in page order, unparsed.
     pub fn json_ld(&self) -> &[String] {
         &self.json_ld
+    }
+
+    /// The whole page's own host when this document is a part of the page
+    /// ([`DomOptions::page_link_host`]); `None` for a whole page, whose
+    /// links tell it.
+    pub fn page_link_host(&self) -> Option<&str> {
+        self.page_link_host.as_deref()
     }
 
     /// The `lang` attribute of the root element, if any.

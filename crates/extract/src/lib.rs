@@ -51,7 +51,9 @@ pub use page::{
     furniture_within, outermost, page, PageContext, PageSelection, Prior, PriorCounts, SiteEvidence,
 };
 pub use r4::{r4, r4_without_post_process};
-pub use residue::{clean_selection, clean_text, CleanOptions, Kept, Residue};
+pub use residue::{
+    clean_selection, clean_selection_read, clean_text, page_host_of, CleanOptions, Kept, Residue,
+};
 pub use sigfeed::sigfeed;
 pub use text_counts::{is_cjk, TextCounts};
 pub use wlr::{wlr, UnknownWlrVariant, WlrVariant};

@@ -349,19 +349,30 @@ fn same_domain(a: &str, b: &str) -> bool {
     a.rsplit('.').take(2).eq(b.rsplit('.').take(2))
 }
 
-/// The page's own host as its links show it: the host most of its absolute
-/// links point to (its navigation, its posts' permalinks); ties go to the
-/// smaller name. `None` when no link is absolute. Not the record's URL: an
-/// archived capture (big9's Wayback pages) or a mirror links through its
-/// own host, and every link would look off-site against the original's.
+/// The page's own host as its links show it ([`page_host_of`] of its
+/// links), or as the document was told it, when it is a part of the page
+/// (`canopy_dom::DomOptions::page_link_host`).
 fn page_host(doc: &Document) -> Option<String> {
+    if let Some(host) = doc.page_link_host() {
+        return Some(host.to_string());
+    }
+    page_host_of(
+        (0..doc.len())
+            .filter(|&n| doc.tag(n) == "a")
+            .filter_map(|n| doc.attr(n, "href")),
+    )
+}
+
+/// The page's own host as its links (the `href`s of its `<a>` elements)
+/// show it: the host most of its absolute links point to (its
+/// navigation, its posts' permalinks); ties go to the smaller name. `None`
+/// when no link is absolute. Not the record's URL: an archived capture
+/// (big9's Wayback pages) or a mirror links through its own host, and
+/// every link would look off-site against the original's.
+pub fn page_host_of<'a>(hrefs: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let mut counts: FxHashMap<String, usize> = FxHashMap::default();
-    for n in 0..doc.len() {
-        if doc.tag(n) == "a" {
-            if let Some(host) = doc.attr(n, "href").and_then(link_host) {
-                *counts.entry(host).or_default() += 1;
-            }
-        }
+    for host in hrefs.into_iter().filter_map(link_host) {
+        *counts.entry(host).or_default() += 1;
     }
     counts
         .into_iter()
@@ -490,6 +501,9 @@ pub struct Kept<'a> {
     /// page-level extractor prunes from its selection ([`crate::PageSelection`]),
     /// the furniture inside a wrapper's, and the labels whose boxes went.
     pruned: Vec<NodeId>,
+    /// Whether a rule read the page past the selection: the links after a
+    /// label that ends it ([`Kept::reads_past_selection`]).
+    read_past: bool,
 }
 
 impl<'a> Kept<'a> {
@@ -584,7 +598,16 @@ impl<'a> Kept<'a> {
             drop_media_text,
             host: OnceCell::new(),
             pruned: Vec::new(),
+            read_past: false,
         }
+    }
+
+    /// Whether a rule read the page past the selection (the links after a
+    /// label that ends it): a part of the page that holds the selection
+    /// alone (a streaming pass's skeleton) may not clean it as the page
+    /// does.
+    pub fn reads_past_selection(&self) -> bool {
+        self.read_past
     }
 
     /// Characters of `n`'s text: counted ahead inside the region, counted
@@ -599,7 +622,8 @@ impl<'a> Kept<'a> {
         self.pruned = pruned.to_vec();
         self.pruned.sort_unstable();
         if self.options.orphan_labels {
-            let orphans = self.orphan_labels();
+            let (orphans, read_past) = self.orphan_labels();
+            self.read_past = read_past;
             if !orphans.is_empty() {
                 self.pruned.extend(orphans);
                 self.pruned.sort_unstable();
@@ -615,7 +639,8 @@ impl<'a> Kept<'a> {
     /// titled. Its title alone says nothing. A label that introduces a
     /// photo, a video or a caption stays, as does one over a single link
     /// (a document to download) or over kept text.
-    fn orphan_labels(&self) -> Vec<NodeId> {
+    /// Whether it read the page past the selection is said with them.
+    fn orphan_labels(&self) -> (Vec<NodeId>, bool) {
         let doc = self.doc;
         let mut out = Vec::new();
         // The label read last, and the links dropped after it.
@@ -695,13 +720,15 @@ impl<'a> Kept<'a> {
         // A label that ends the selection titles what follows it on the
         // page: the list of links the selection left out ("Lesen Sie
         // auch:" above its teasers).
+        let mut read_past = false;
         if let (Some((label, links)), Some(&last)) = (open, self.roots.last()) {
+            read_past = true;
             open = self
                 .links_after(doc.node(last).end)
                 .map(|more| (label, links + more));
         }
         close(open, &mut out);
-        out
+        (out, read_past)
     }
 
     /// The links that come first on the page from node `from` on, before
@@ -1037,6 +1064,18 @@ pub fn clean_selection(
     residue: &Residue,
     options: &CleanOptions,
 ) -> String {
+    clean_selection_read(doc, roots, pruned, residue, options).0
+}
+
+/// [`clean_selection`], and whether it read the page past the selection
+/// ([`Kept::reads_past_selection`]).
+pub fn clean_selection_read(
+    doc: &Document,
+    roots: &[NodeId],
+    pruned: &[NodeId],
+    residue: &Residue,
+    options: &CleanOptions,
+) -> (String, bool) {
     let kept = Kept::new(doc, roots, residue, options, pruned);
     let mut text = String::new();
     for &root in roots {
@@ -1049,7 +1088,7 @@ pub fn clean_selection(
         }
         text.push_str(&t);
     }
-    text
+    (text, kept.reads_past_selection())
 }
 
 #[cfg(test)]

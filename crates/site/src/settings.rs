@@ -158,6 +158,7 @@ impl SiteSettings {
                     .map(|s| s.to_lowercase())
                     .collect(),
                 page_text: None,
+                page_link_host: None,
             },
             forest: ForestOptions {
                 measure,

@@ -105,6 +105,46 @@ pub(crate) fn decode(raw: &str, refs: bool, nul: bool, mut push: impl FnMut(char
     }
 }
 
+/// An attribute's value as the tree holds it, to `push`: [`decode`] with
+/// the attribute's rule for a named reference without its `;` (left as
+/// written when a letter, a digit or `=` follows it: `?a=1&copy=2`).
+pub(crate) fn decode_attr(raw: &str, mut push: impl FnMut(char)) {
+    let mut rest = raw;
+    while let Some(c) = rest.chars().next() {
+        rest = rest.get(c.len_utf8()..).unwrap_or_default();
+        match c {
+            '\r' => {
+                if !rest.starts_with('\n') {
+                    push('\n');
+                }
+            }
+            '\0' => push('\u{FFFD}'),
+            '&' => {
+                let (consumed, chars) = char_ref(rest.as_bytes());
+                let named = !rest.starts_with('#');
+                let unterminated = consumed > 0 && rest.as_bytes()[consumed - 1] != b';';
+                let legacy = named
+                    && unterminated
+                    && rest
+                        .as_bytes()
+                        .get(consumed)
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'=');
+                match chars {
+                    Some((c1, c2)) if !legacy => {
+                        push(c1);
+                        if let Some(c2) = c2 {
+                            push(c2);
+                        }
+                        rest = rest.get(consumed..).unwrap_or_default();
+                    }
+                    _ => push('&'),
+                }
+            }
+            c => push(c),
+        }
+    }
+}
+
 /// A character reference after its `&`: the bytes it takes and what it
 /// stands for, or `None` when there is none (the `&` is itself).
 fn char_ref(after: &[u8]) -> (usize, Option<(char, Option<char>)>) {
@@ -167,7 +207,20 @@ fn char_ref(after: &[u8]) -> (usize, Option<(char, Option<char>)>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode, Piece};
+    use super::{decode, decode_attr, Piece};
+
+    fn attr(raw: &str) -> String {
+        let mut out = String::new();
+        decode_attr(raw, |c| out.push(c));
+        out
+    }
+
+    #[test]
+    fn attribute_values_keep_unterminated_names_before_letters() {
+        assert_eq!(attr("mailto:&#106;o&#64;x.org"), "mailto:jo@x.org");
+        assert_eq!(attr("?a=1&copy=2&amp;b&lt;"), "?a=1&copy=2&b<");
+        assert_eq!(attr("&copy 1&notit;&not;"), "© 1&notit;¬");
+    }
 
     fn trimmed(pieces: &[&str]) -> usize {
         pieces

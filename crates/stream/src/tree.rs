@@ -24,7 +24,7 @@ use canopy_dom::DomOptions;
 use canopy_forest::{tolerant_form, ElementType, Pattern};
 
 use crate::scan::{Attrs, Token};
-use crate::text_len::{decode, needs_decoding, Piece};
+use crate::text_len::{decode, decode_attr, needs_decoding, Piece};
 use crate::texts::TextRuns;
 
 /// Why a page takes the full parse.
@@ -235,6 +235,9 @@ pub struct Pass {
     /// (`canopy_dom::text_key`), sorted, each once: what
     /// `canopy_extract::Residue` counts across a cluster's pages.
     pub text_keys: Vec<u64>,
+    /// The `href` of each `<a>` the tree holds.
+    links: Vec<Link>,
+    decoded_links: String,
     pub(crate) elements: Vec<Element>,
     pub(crate) labels: String,
 }
@@ -247,6 +250,17 @@ impl Pass {
         self.elements.iter().map(|e| {
             let parent = (e.parent != NONE).then_some(e.parent as usize);
             (parent, self.label(e.label.start, e.label.end))
+        })
+    }
+
+    /// The `href`s of the `<a>` elements of the page's tree (`html`, the
+    /// page), each as written or, where a character reference may change
+    /// its scheme or host, decoded: what `canopy_extract::page_host_of`
+    /// reads the page's own host from.
+    pub fn hrefs<'s>(&'s self, html: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.links.iter().filter_map(move |link| match link {
+            Link::Page(r) => html.get(r.clone()),
+            Link::Decoded(r) => self.decoded_links.get(r.clone()),
         })
     }
 
@@ -342,6 +356,19 @@ pub(crate) struct Tree<'a> {
     texts: TextRuns,
     /// A run of text decoded (references, newlines), reused.
     decoded: String,
+    /// The `<a>` elements the tree keeps, with their `href`
+    /// ([`Link`]).
+    links: Vec<(u32, Link)>,
+    /// The `href`s decoded.
+    decoded_links: String,
+}
+
+/// Where a link's `href` is: in the page, or decoded in the pass's buffer
+/// (one whose host may hold a character reference).
+#[derive(Clone)]
+enum Link {
+    Page(Range<usize>),
+    Decoded(Range<usize>),
 }
 
 impl<'a> Tree<'a> {
@@ -404,6 +431,8 @@ impl<'a> Tree<'a> {
             text_node: None,
             texts: TextRuns::with_capacity(html.len()),
             decoded: String::new(),
+            links: Vec::new(),
+            decoded_links: String::new(),
         }
     }
 
@@ -500,12 +529,21 @@ impl<'a> Tree<'a> {
             Vec::new()
         };
         propagate_gone(&self.elements, &mut gone);
+        let links = self
+            .links
+            .into_iter()
+            .filter(|&(e, _)| !gone[e as usize])
+            .map(|(_, href)| href)
+            .collect();
+        let decoded_links = self.decoded_links;
         Ok(Pass {
             regions,
             extras,
             body_at: self.body_at,
             text_bytes: self.text_bytes,
             text_keys: self.texts.keys(&gone),
+            links,
+            decoded_links,
             elements: without_dropped(self.elements, &gone),
             labels: self.labels,
         })
@@ -1852,6 +1890,23 @@ impl<'a> Tree<'a> {
         Some(first..self.regions.len())
     }
 
+    /// Keeps the `href` of `<a>` element `element`: where it is in the
+    /// page, or, when a character reference may change its host, decoded.
+    fn push_link(&mut self, element: u32, href: &str) {
+        let start = (href.as_ptr() as usize).wrapping_sub(self.html.as_ptr() as usize);
+        let in_page = start
+            .checked_add(href.len())
+            .is_some_and(|end| end <= self.html.len());
+        let link = if in_page && !host_has_char_ref(href) {
+            Link::Page(start..start + href.len())
+        } else {
+            let from = self.decoded_links.len();
+            decode_attr(href, |c| self.decoded_links.push(c));
+            Link::Decoded(from..self.decoded_links.len())
+        };
+        self.links.push((element, link));
+    }
+
     fn void(&mut self, tag: &str, attrs: &Attrs, span: Range<usize>) -> Result<(), Unfollowed> {
         self.push(tag, attrs, span.start)?;
         self.pop(span.end);
@@ -1997,6 +2052,9 @@ impl<'a> Tree<'a> {
             matches = self.extras & !self.open_matches;
         }
         self.open_matches |= matches;
+        if let Some(href) = attrs.get("href").filter(|_| tag == "a" && element != NONE) {
+            self.push_link(element, href);
+        }
         if matches != 0 {
             // Below `<html>` and `<body>`, the stack up to the parent (the
             // foster parent, for an element put before a table).
@@ -2251,6 +2309,24 @@ fn is_table_part(tag: &str) -> bool {
 /// The elements not `gone` and not inside one that is (the tree's drop
 /// list's page-wide rules), their parents renumbered. A parent may come
 /// after its child (the adoption agency's copies).
+/// Whether a character reference may change the scheme or host of a
+/// link, `href` as written: one before the end of its host (after
+/// `http(s)://`), or before its first `/`, `?` or `#` otherwise.
+fn host_has_char_ref(href: &str) -> bool {
+    let href = href.trim_start();
+    let after = |scheme: &str| {
+        href.get(..scheme.len())
+            .filter(|h| h.eq_ignore_ascii_case(scheme))
+            .and_then(|_| href.get(scheme.len()..))
+    };
+    let rest = after("http://")
+        .or_else(|| after("https://"))
+        .unwrap_or(href);
+    rest.split(['/', '?', '#'])
+        .next()
+        .is_some_and(|host| host.contains('&'))
+}
+
 /// Marks the subtrees of the elements marked gone.
 fn propagate_gone(elements: &[Element], gone: &mut [bool]) {
     if !gone.contains(&true) {
