@@ -31,6 +31,7 @@
 
 mod date;
 mod dateline;
+mod datelines;
 mod heading;
 mod jsonld;
 mod urls;
@@ -41,8 +42,8 @@ use canopy_dom::{collapse_whitespace, Document, NodeId};
 use url::Url;
 
 pub use date::normalize_date;
-use dateline::Written;
 pub use dateline::{text_date, url_date, DateBounds};
+use datelines::dateline_date;
 pub use heading::{article_heading, page_heading};
 pub use jsonld::JsonLd;
 pub use urls::{absolute, base_url, image_src};
@@ -302,176 +303,6 @@ fn parsely_page_date(metas: &[(String, &str)]) -> Option<String> {
         .into_iter()
         .filter_map(|v| serde_json::from_str::<serde_json::Value>(v).ok())
         .find_map(|v| v.get("pub_date")?.as_str().and_then(normalize_date))
-}
-
-/// Longest text read as a dateline, in characters. A dateline is a few
-/// words around the date ("Posted by Ann Smith on Tuesday, October 30,
-/// 2012 at 9:46 AM" is 62, and 120 leaves room for a longer name or a
-/// place); a longer text is a sentence of the article or of a comment,
-/// whose dates are those of the events it tells of.
-const MAX_DATELINE_CHARS: usize = 120;
-
-/// The nodes an article's selection spans (`start..end`), or those of the
-/// page's first `<h1>` when there is no selection; `0..0` when neither.
-fn anchor(doc: &Document, article: &[NodeId]) -> std::ops::Range<NodeId> {
-    let start = article.iter().copied().min();
-    let end = article.iter().map(|&r| doc.node(r).end).max();
-    if let (Some(start), Some(end)) = (start, end) {
-        return start..end;
-    }
-    (0..doc.len())
-        .find(|&n| doc.tag(n) == "h1")
-        .map_or(0..0, |h| h..doc.node(h).end)
-}
-
-/// Two datelines of different days in the same markup (their parents' tag
-/// and class), this many nodes apart or closer, outside the article, are
-/// items of a list (recent or popular posts, archives, comments), each
-/// dated for itself. A list item with a link and a date is some ten nodes
-/// (dragnet's everywhereist.com "popular posts": 11 apart); 20 leaves room
-/// for an item with a thumbnail or an excerpt, while an article's own
-/// dateline is dozens of nodes from any other date.
-const LIST_GAP_NODES: usize = 20;
-
-/// Words in the `class`, `id` or `itemprop` of a dateline's element (or of
-/// its parent or grandparent) that say it holds a date or a byline:
-/// htmldate's cues, lowercase, matched as substrings ("post-date",
-/// "entry-meta", "byline", "submitted", German "datum", Spanish "fecha").
-const DATELINE_CUES: &[&str] = &[
-    "date",
-    "time",
-    "publish",
-    "posted",
-    "byline",
-    "meta",
-    "submitted",
-    "author",
-    "datum",
-    "fecha",
-    "info",
-];
-
-/// Words of a dateline's own text that say it is one ("Posted by Ann on
-/// July 2, 2012", "Veröffentlicht am 2. Juli 2012"), lowercase.
-const DATELINE_WORDS: &[&str] = &[
-    "posted",
-    "published",
-    "by ",
-    "veröffentlicht",
-    "publié",
-    "publicado",
-];
-
-/// Whether the text node `n` (its text `text`) is marked as a dateline by
-/// [`DATELINE_CUES`] or [`DATELINE_WORDS`].
-fn cued(doc: &Document, n: NodeId, text: &str) -> bool {
-    let lower = text.to_lowercase();
-    DATELINE_WORDS.iter().any(|w| lower.contains(w))
-        || doc.ancestors(n).take(3).any(|a| {
-            ["class", "id", "itemprop"].iter().any(|k| {
-                doc.attr(a, k).is_some_and(|v| {
-                    let v = v.to_ascii_lowercase();
-                    DATELINE_CUES.iter().any(|c| v.contains(c))
-                })
-            })
-        })
-}
-
-/// The date of the dateline nearest the article. Candidates are texts
-/// short enough to be a dateline ([`MAX_DATELINE_CHARS`]) that hold a date
-/// within `bounds` and do not speak of a change ("Updated: …"); those
-/// marked as datelines ([`cued`]) are preferred to the others. Among them,
-/// the first within the article's selection, else the one fewest nodes
-/// before or after it (a byline above the title, "Posted by … on …" below
-/// the text) that is not an item of a list ([`LIST_GAP_NODES`]).
-fn dateline_date(doc: &Document, article: &[NodeId], bounds: &DateBounds) -> Option<String> {
-    let span = anchor(doc, article);
-    // Each candidate's node, the date it writes, and whether it is cued.
-    let mut lines: Vec<(NodeId, Written, bool)> = Vec::new();
-    // Numeric dates of the page that tell their order (month or day first).
-    let (mut month_first, mut day_first) = (0, 0);
-    for n in 0..doc.len() {
-        let Some(text) = doc.text(n) else { continue };
-        let text = text.trim();
-        if text.len() > 4 * MAX_DATELINE_CHARS
-            || !text.bytes().any(|b| b.is_ascii_digit())
-            || text.chars().count() > MAX_DATELINE_CHARS
-        {
-            continue;
-        }
-        let (m, d) = dateline::numeric_orders(text);
-        month_first += m;
-        day_first += d;
-        let written = match dateline::written_date(text) {
-            Some(Written::Day(d)) if bounds.admit(d) => Written::Day(d),
-            Some(Written::EitherWay(a, b)) if bounds.admit(a) || bounds.admit(b) => {
-                Written::EitherWay(a, b)
-            }
-            _ => continue,
-        };
-        // The change may be named in the text or in the element around it
-        // ("<b>Updated:</b> July 3, 2012").
-        let around = doc
-            .node(n)
-            .parent
-            .and_then(|p| byline_text(doc, p))
-            .unwrap_or_default();
-        if dateline::speaks_of_change(text) || dateline::speaks_of_change(&around) {
-            continue;
-        }
-        lines.push((n, written, cued(doc, n, text)));
-    }
-    // A date that could be read either way is read the way the page's other
-    // numeric dates are written, when they all agree; else it stays
-    // unread.
-    let lines: Vec<(NodeId, Option<chrono::NaiveDate>, bool)> = lines
-        .into_iter()
-        .map(|(n, written, cued)| {
-            let day = match written {
-                Written::Day(d) => Some(d),
-                Written::EitherWay(m, _) if month_first > 0 && day_first == 0 => Some(m),
-                Written::EitherWay(_, d) if day_first > 0 && month_first == 0 => Some(d),
-                Written::EitherWay(..) => None,
-            };
-            (n, day.filter(|&d| bounds.admit(d)), cued)
-        })
-        .collect();
-    // The markup a dateline sits in: items of a list repeat it.
-    let markup = |n: NodeId| {
-        doc.node(n)
-            .parent
-            .map(|p| (doc.tag(p), doc.attr(p, "class")))
-    };
-    let listed = |i: usize| {
-        let (n, day, _) = lines[i];
-        let near = |j: usize| {
-            lines.get(j).is_some_and(|&(m, d, _)| {
-                d != day && m.abs_diff(n) <= LIST_GAP_NODES && markup(m) == markup(n)
-            })
-        };
-        near(i + 1) || i.checked_sub(1).is_some_and(near)
-    };
-    let distance = |n: NodeId| {
-        if span.contains(&n) {
-            0
-        } else if n < span.start {
-            span.start - n
-        } else {
-            n - span.end
-        }
-    };
-    let best = |marked: bool| {
-        (0..lines.len())
-            .filter(|&i| lines[i].2 || !marked)
-            .filter(|&i| span.contains(&lines[i].0) || !listed(i))
-            .min_by_key(|&i| (distance(lines[i].0), i))
-    };
-    // A dateline left unread (either way round) is the page's all the
-    // same: it stands for it, and a farther one would be another post's.
-    best(true)
-        .or_else(|| best(false))
-        .and_then(|i| lines[i].1)
-        .map(|d| d.format("%Y-%m-%d").to_string())
 }
 
 /// The page's publication date, from the most explicit evidence to the
