@@ -67,12 +67,23 @@ pub(crate) fn needs_decoding(raw: &str) -> bool {
     memchr::memchr3(b'&', b'\r', 0, raw.as_bytes()).is_some()
 }
 
+/// Which character references a run of bytes decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refs {
+    /// None: the raw text of `<script>`, `<style>` and the like.
+    Kept,
+    /// All of them: text, and the content of `<title>` and `<textarea>`.
+    Text,
+    /// An attribute's value: a named reference without its `;` is left as
+    /// written when a letter, a digit or `=` follows it (`?a=1&copy=2`).
+    Attribute,
+}
+
 /// The characters of `raw` as the tree holds them, to `push`: a CR LF or
-/// a lone CR is one newline; with `refs` (text, and the content of
-/// `<title>` and `<textarea>`), character references decoded; a NUL is
-/// dropped from text (`nul` false) or becomes U+FFFD in raw text (`nul`
-/// true).
-pub(crate) fn decode(raw: &str, refs: bool, nul: bool, mut push: impl FnMut(char)) {
+/// a lone CR is one newline; character references decoded as `refs` says;
+/// a NUL is dropped (`nul` false: text) or becomes U+FFFD (`nul` true: raw
+/// text and attribute values).
+pub(crate) fn decode(raw: &str, refs: Refs, nul: bool, mut push: impl FnMut(char)) {
     let mut rest = raw;
     while let Some(c) = rest.chars().next() {
         rest = rest.get(c.len_utf8()..).unwrap_or_default();
@@ -87,50 +98,18 @@ pub(crate) fn decode(raw: &str, refs: bool, nul: bool, mut push: impl FnMut(char
                     push('\u{FFFD}');
                 }
             }
-            '&' if refs => {
+            '&' if refs != Refs::Kept => {
                 let (consumed, chars) = char_ref(rest.as_bytes());
-                match chars {
-                    Some((c1, c2)) => {
-                        push(c1);
-                        if let Some(c2) = c2 {
-                            push(c2);
-                        }
-                    }
-                    None => push('&'),
-                }
-                rest = rest.get(consumed..).unwrap_or_default();
-            }
-            c => push(c),
-        }
-    }
-}
-
-/// An attribute's value as the tree holds it, to `push`: [`decode`] with
-/// the attribute's rule for a named reference without its `;` (left as
-/// written when a letter, a digit or `=` follows it: `?a=1&copy=2`).
-pub(crate) fn decode_attr(raw: &str, mut push: impl FnMut(char)) {
-    let mut rest = raw;
-    while let Some(c) = rest.chars().next() {
-        rest = rest.get(c.len_utf8()..).unwrap_or_default();
-        match c {
-            '\r' => {
-                if !rest.starts_with('\n') {
-                    push('\n');
-                }
-            }
-            '\0' => push('\u{FFFD}'),
-            '&' => {
-                let (consumed, chars) = char_ref(rest.as_bytes());
-                let named = !rest.starts_with('#');
-                let unterminated = consumed > 0 && rest.as_bytes()[consumed - 1] != b';';
-                let legacy = named
-                    && unterminated
+                let left_as_written = refs == Refs::Attribute
+                    && !rest.starts_with('#')
+                    && consumed > 0
+                    && rest.as_bytes()[consumed - 1] != b';'
                     && rest
                         .as_bytes()
                         .get(consumed)
                         .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'=');
                 match chars {
-                    Some((c1, c2)) if !legacy => {
+                    Some((c1, c2)) if !left_as_written => {
                         push(c1);
                         if let Some(c2) = c2 {
                             push(c2);
@@ -207,11 +186,11 @@ fn char_ref(after: &[u8]) -> (usize, Option<(char, Option<char>)>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode, decode_attr, Piece};
+    use super::{decode, Piece, Refs};
 
     fn attr(raw: &str) -> String {
         let mut out = String::new();
-        decode_attr(raw, |c| out.push(c));
+        decode(raw, Refs::Attribute, true, |c| out.push(c));
         out
     }
 
@@ -227,7 +206,7 @@ mod tests {
             .iter()
             .map(|p| {
                 let mut text = String::new();
-                decode(p, true, false, |c| text.push(c));
+                decode(p, Refs::Text, false, |c| text.push(c));
                 Piece::of_text(&text)
             })
             .reduce(Piece::join)

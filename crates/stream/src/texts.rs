@@ -215,7 +215,9 @@ mod tests {
         for &(parent, made, pieces) in runs {
             for piece in pieces {
                 let mut text = String::new();
-                crate::text_len::decode(piece, true, false, |c| text.push(c));
+                crate::text_len::decode(piece, crate::text_len::Refs::Text, false, |c| {
+                    text.push(c)
+                });
                 texts.push(parent, made, &text);
             }
             texts.end(made);

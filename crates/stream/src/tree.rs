@@ -24,7 +24,7 @@ use canopy_dom::DomOptions;
 use canopy_forest::{tolerant_form, ElementType, Pattern};
 
 use crate::scan::{Attrs, Token};
-use crate::text_len::{decode, decode_attr, needs_decoding, Piece};
+use crate::text_len::{decode, needs_decoding, Piece, Refs};
 use crate::texts::TextRuns;
 
 /// Why a page takes the full parse.
@@ -613,9 +613,14 @@ impl<'a> Tree<'a> {
         let raw = self.html.get(range.clone()).unwrap_or("");
         let tag = open.tag.as_str();
         let (refs, nul) = if crate::scan::raw_text(tag) {
-            (matches!(tag, "title" | "textarea"), true)
+            let refs = if matches!(tag, "title" | "textarea") {
+                Refs::Text
+            } else {
+                Refs::Kept
+            };
+            (refs, true)
         } else {
-            (true, false)
+            (Refs::Text, false)
         };
         let element = open.element;
         let mut decoded = std::mem::take(&mut self.decoded);
@@ -1901,7 +1906,7 @@ impl<'a> Tree<'a> {
             Link::Page(start..start + href.len())
         } else {
             let from = self.decoded_links.len();
-            decode_attr(href, |c| self.decoded_links.push(c));
+            decode(href, Refs::Attribute, true, |c| self.decoded_links.push(c));
             Link::Decoded(from..self.decoded_links.len())
         };
         self.links.push((element, link));
