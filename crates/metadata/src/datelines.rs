@@ -73,7 +73,8 @@ pub struct DatelineText {
     /// Whether it is marked as a dateline by its words or its elements'
     /// names ([`DATELINE_WORDS`], [`DATELINE_CUES`]).
     pub cued: bool,
-    /// Its parent's tag and class: items of a list repeat them.
+    /// Its parent's tag and class, when it writes a date: items of a list
+    /// repeat them.
     pub markup: Option<(String, Option<String>)>,
 }
 
@@ -110,7 +111,7 @@ pub(crate) fn page_datelines(doc: &Document) -> Vec<DatelineText> {
             written,
             change,
             cued: written.is_some() && (words_dateline(text) || cued_by_names()),
-            markup: doc.node(n).parent.map(|p| {
+            markup: written.and(doc.node(n).parent).map(|p| {
                 (
                     doc.tag(p).to_string(),
                     doc.attr(p, "class").map(str::to_string),
