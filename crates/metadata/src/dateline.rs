@@ -218,6 +218,22 @@ static TEXT_DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(r"(?i)\b(?:{alternatives})\b|{cjk}")).expect("valid date pattern")
 });
 
+/// The matches of [`TEXT_DATE`] in `text`. Every form it reads has a year,
+/// "19" or "20" and two digits: a text without one (most short texts with
+/// a number: "3 comments", "10:45", "Page 2") is not searched.
+fn text_dates(text: &str) -> impl Iterator<Item = regex::Captures<'_>> {
+    let has_year = text.as_bytes().windows(2).enumerate().any(|(at, pair)| {
+        matches!(pair, b"19" | b"20")
+            && text
+                .get(at + 2..)
+                .is_some_and(|rest| rest.chars().take(2).filter(|c| c.is_numeric()).count() == 2)
+    });
+    has_year
+        .then(|| TEXT_DATE.captures_iter(text))
+        .into_iter()
+        .flatten()
+}
+
 /// The date a text writes: a day, or only a numeric date whose month and
 /// day could be either way round (`07/02/2012`: July 2nd, or 7 February),
 /// with both readings.
@@ -272,7 +288,7 @@ fn numeric_date(y: i32, a: u32, b: u32) -> Option<Written> {
 /// the first numeric date that could be read either way.
 pub fn written_date(text: &str) -> Option<Written> {
     let mut either = None;
-    for c in TEXT_DATE.captures_iter(text) {
+    for c in text_dates(text) {
         match written_of(&c) {
             Some(Written::Day(d)) => return Some(Written::Day(d)),
             Some(w) => {
@@ -290,7 +306,7 @@ pub fn written_date(text: &str) -> Option<Written> {
 /// dates with both numbers at 12 or under are read.
 pub fn numeric_orders(text: &str) -> (u32, u32) {
     let (mut month_first, mut day_first) = (0, 0);
-    for c in TEXT_DATE.captures_iter(text) {
+    for c in text_dates(text) {
         let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
         for (a, b) in [("a6", "b6"), ("a7", "b7")] {
             match (num(a), num(b)) {
