@@ -612,16 +612,15 @@ impl<'a> Tree<'a> {
         }
         let raw = self.html.get(range.clone()).unwrap_or("");
         let tag = open.tag.as_str();
-        let (refs, nul) = if crate::scan::raw_text(tag) {
-            let refs = if matches!(tag, "title" | "textarea") {
-                Refs::Text
-            } else {
-                Refs::Kept
-            };
-            (refs, true)
+        // Raw text keeps its references (but for `<title>` and `<textarea>`)
+        // and turns a NUL into U+FFFD; text drops a NUL.
+        let raw_text = crate::scan::raw_text(tag);
+        let refs = if raw_text && !matches!(tag, "title" | "textarea") {
+            Refs::Kept
         } else {
-            (Refs::Text, false)
+            Refs::Text
         };
+        let nul = raw_text;
         let element = open.element;
         let mut decoded = std::mem::take(&mut self.decoded);
         let text = if needs_decoding(raw) {
