@@ -21,7 +21,7 @@ use regex::{Captures, Regex};
 /// with them), and `07/19/2012` or `19/07/2012` (also with dashes) where a
 /// number over 12 says which is the day; `07/02/2012` is July 2nd in the
 /// US and 7 February elsewhere, and is read only as a dateline, the way the
-/// page's other numeric dates say it writes them ([`numeric_orders`]).
+/// page's other numeric dates say it writes them ([`TextDates::orders`]).
 ///
 /// | month | English | German | French | Spanish |
 /// |---|---|---|---|---|
@@ -284,6 +284,47 @@ fn numeric_date(y: i32, a: u32, b: u32) -> Option<Written> {
     }
 }
 
+/// The dates a text writes, read in one search of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TextDates {
+    /// The first day written (see `MONTHS` for the forms read), else the
+    /// first numeric date that could be read either way.
+    pub written: Option<Written>,
+    /// How many numeric dates say, by a number over 12, that they are
+    /// written month first (07/19/2012) and how many day first
+    /// (19/07/2012). A page writes its dates one way: these tell which way
+    /// its dates with both numbers at 12 or under are read.
+    pub orders: (u32, u32),
+}
+
+impl TextDates {
+    pub fn read(text: &str) -> TextDates {
+        let mut dates = TextDates::default();
+        let mut either = None;
+        for c in text_dates(text) {
+            match written_of(&c) {
+                Some(Written::Day(d)) => {
+                    dates.written.get_or_insert(Written::Day(d));
+                }
+                Some(w) => {
+                    either.get_or_insert(w);
+                }
+                None => {}
+            }
+            let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
+            for (a, b) in [("a6", "b6"), ("a7", "b7")] {
+                match (num(a), num(b)) {
+                    (Some(a), Some(b)) if a <= 12 && b > 12 => dates.orders.0 += 1,
+                    (Some(a), Some(b)) if a > 12 && b <= 12 => dates.orders.1 += 1,
+                    _ => {}
+                }
+            }
+        }
+        dates.written = dates.written.or(either);
+        dates
+    }
+}
+
 /// The first day written in `text` (see `MONTHS` for the forms read), else
 /// the first numeric date that could be read either way.
 pub fn written_date(text: &str) -> Option<Written> {
@@ -298,25 +339,6 @@ pub fn written_date(text: &str) -> Option<Written> {
         }
     }
     either
-}
-
-/// How many numeric dates of `text` say, by a number over 12, that they
-/// are written month first (07/19/2012) and how many day first
-/// (19/07/2012). A page writes its dates one way: these tell which way its
-/// dates with both numbers at 12 or under are read.
-pub fn numeric_orders(text: &str) -> (u32, u32) {
-    let (mut month_first, mut day_first) = (0, 0);
-    for c in text_dates(text) {
-        let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
-        for (a, b) in [("a6", "b6"), ("a7", "b7")] {
-            match (num(a), num(b)) {
-                (Some(a), Some(b)) if a <= 12 && b > 12 => month_first += 1,
-                (Some(a), Some(b)) if a > 12 && b <= 12 => day_first += 1,
-                _ => {}
-            }
-        }
-    }
-    (month_first, day_first)
 }
 
 /// The first day written in `text` (see `MONTHS` for the forms read).
@@ -509,10 +531,20 @@ mod tests {
         assert_eq!(written_date("13/19/2012"), None);
         assert_eq!(written_date("no date"), None);
         assert_eq!(
-            numeric_orders("07-28-2008, 05-30-2008 and 08-7-2012"),
+            TextDates::read("07-28-2008, 05-30-2008 and 08-7-2012").orders,
             (2, 0)
         );
-        assert_eq!(numeric_orders("19/07/2012 or 07/02/2012"), (0, 1));
+        assert_eq!(TextDates::read("19/07/2012 or 07/02/2012").orders, (0, 1));
+        // One search gives what the date alone gives.
+        for text in [
+            "Posted on: 08-7-2012",
+            "07/02/2012 - 07/19/2012",
+            "07/07/2012 or July 9, 2012",
+            "13/19/2012",
+            "no date",
+        ] {
+            assert_eq!(TextDates::read(text).written, written_date(text), "{text}");
+        }
     }
 
     #[test]

@@ -63,7 +63,7 @@ pub struct DatelineText {
     /// Its position among the page's nodes, in document order.
     pub node: usize,
     /// Numeric dates in it that tell their order: month first, day first
-    /// (`dateline::numeric_orders`).
+    /// (`dateline::TextDates::orders`).
     pub orders: (u32, u32),
     /// The date it writes, if any.
     pub written: Option<Written>,
@@ -88,7 +88,8 @@ pub(crate) fn page_datelines(doc: &Document) -> Vec<DatelineText> {
         if !may_be_dateline(text) {
             continue;
         }
-        let written = dateline::written_date(text);
+        let dates = dateline::TextDates::read(text);
+        let written = dates.written;
         // The change may be named in the text or in the element around it
         // ("<b>Updated:</b> July 3, 2012").
         let change = written.is_some()
@@ -107,7 +108,7 @@ pub(crate) fn page_datelines(doc: &Document) -> Vec<DatelineText> {
         };
         lines.push(DatelineText {
             node: n,
-            orders: dateline::numeric_orders(text),
+            orders: dates.orders,
             written,
             change,
             cued: written.is_some() && (words_dateline(text) || cued_by_names()),
