@@ -989,6 +989,131 @@ fn a_hundred_thousand_comment_anchors() {
     );
 }
 
+/// Markup at the extremes of what the tree builder and metadata read, one
+/// page of each kind on a site of its own, then the good page: each ends
+/// as an article within the bounds; where the extreme adds next to no
+/// text, the article is the page's own paragraph (written before the
+/// extreme, so a cut parse keeps it); what metadata reads stays within its
+/// caps.
+#[test]
+fn markup_extremes_each_end_as_an_article() {
+    let kinds: Vec<(&str, String, String)> = vec![
+        // Text foster-parented out of a table, row after row.
+        (
+            "foster",
+            String::new(),
+            format!(
+                "<table>{}</table>",
+                "<tr>foster text <b>b</b> ".repeat(100_000)
+            ),
+        ),
+        // Foreign content nested past any depth cap.
+        (
+            "svg",
+            String::new(),
+            format!("<svg>{}x</svg>", "<g>".repeat(100_000)),
+        ),
+        (
+            "math",
+            String::new(),
+            format!("<math>{}x", "<mi>".repeat(50_000)),
+        ),
+        // Template contents nested (a fragment of its own each).
+        (
+            "template",
+            String::new(),
+            format!("{}x", "<template>".repeat(50_000)),
+        ),
+        // A select's options, each closing the one before.
+        (
+            "select",
+            String::new(),
+            format!("<select>{}</select>", "<option>x".repeat(200_000)),
+        ),
+        // Metadata: author metas far past the candidates read, one time
+        // element after another, a JSON-LD array nested past serde_json's
+        // recursion limit.
+        (
+            "metas",
+            (0..200_000)
+                .map(|i| format!("<meta name=\"author\" content=\"Author {i}\">"))
+                .collect(),
+            String::new(),
+        ),
+        (
+            "times",
+            String::new(),
+            (0..300_000)
+                .map(|i| format!("<time datetime=\"2012-07-{:02}\">x</time>", i % 28 + 1))
+                .collect(),
+        ),
+        (
+            "jsonld",
+            format!(
+                "<script type=\"application/ld+json\">{}{}</script>",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            ),
+            String::new(),
+        ),
+    ];
+    let paragraph = |kind: &str| {
+        format!("The own paragraph of the {kind} page, long enough to be its article text. ")
+            .repeat(5)
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut warc = Vec::new();
+    for (i, (kind, head, body)) in kinds.iter().enumerate() {
+        let page = format!(
+            "<!DOCTYPE html><html><head><title>The {kind} page</title>{head}</head><body><article><p>{}</p></article>{body}</body></html>",
+            paragraph(kind)
+        );
+        let url = format!("http://{kind}.example/page");
+        warc.extend(gzip(&response(
+            i as u32 + 1,
+            &url,
+            HTML_HEAD,
+            page.as_bytes(),
+        )));
+    }
+    warc.extend(gzip(&response(
+        kinds.len() as u32 + 1,
+        GOOD_URL,
+        HTML_HEAD,
+        &good_page(),
+    )));
+    let path = tmp.path().join("extremes.warc.gz");
+    std::fs::write(&path, warc).unwrap();
+    let r = check_bad_then_good("extremes", &path, &tmp.path().join("out"), &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (kind, ..) in &kinds {
+        let article = r
+            .article(&format!("http://{kind}.example/page"))
+            .unwrap_or_else(|| panic!("{kind}: no article"));
+        let text = article["text"].as_str().unwrap();
+        // Text foster-parented out of a table and the time elements' text
+        // are a block far longer than the paragraph.
+        if !["foster", "times"].contains(kind) {
+            assert!(text.contains(paragraph(kind).trim()), "{kind}: {text:.300}");
+        } else {
+            assert!(!text.is_empty(), "{kind}");
+        }
+    }
+    let authors = r.article("http://metas.example/page").unwrap()["authors"].clone();
+    let authors = authors.as_array().unwrap();
+    assert!(
+        !authors.is_empty() && authors.len() <= 32,
+        "{} authors",
+        authors.len()
+    );
+    assert_eq!(authors[0], "Author 0");
+    let times = r.article("http://times.example/page").unwrap();
+    assert_eq!(
+        times["date"].as_str().unwrap().get(..10),
+        Some("2012-07-01")
+    );
+}
+
 /// Regression: random bytes served as text/html became a 222 KB article of
 /// mojibake; they are now rejected.
 #[test]
