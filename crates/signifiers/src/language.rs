@@ -262,14 +262,11 @@ fn cut(sample: &str, chars: usize) -> &str {
     }
 }
 
-/// A page's language: the one its terms are analysed in, and what it
-/// declares, from which [`PageLanguage::of_text`] tells the language its
-/// article is reported in.
+/// The language a page declares, from which [`PageLanguage::of_text`]
+/// tells the language its article is reported in. (The language its terms
+/// are analysed in is [`detect_language`]'s.)
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct PageLanguage {
-    /// The stemmer and stop list of the page's terms: [`detect_language`]'s
-    /// choice, which knows the languages of [`Language`] only.
-    pub analysis: Language,
     /// The ISO 639-1 code of the language the page declares: its
     /// `<html lang>` (or `xml:lang`), else its `<meta http-equiv=
     /// "Content-Language">`, else its HTTP `Content-Language`, the order of
@@ -278,19 +275,13 @@ pub struct PageLanguage {
     pub declared: Option<&'static str>,
 }
 
-/// The language of a page, from its `<html lang>` (or `xml:lang`) value
-/// `html_lang`, its other declarations `content_language` in their order of
-/// precedence (the `content` of `<meta http-equiv="Content-Language">`, then
-/// the HTTP `Content-Language` header) and a sample of its text (for
-/// `analysis`, see [`detect_language`]). The first usable declaration is
-/// [`PageLanguage::declared`].
-pub fn page_language(
-    html_lang: Option<&str>,
-    content_language: &[Option<&str>],
-    sample: &str,
-) -> PageLanguage {
+/// The language a page declares, from its `<html lang>` (or `xml:lang`)
+/// value `html_lang` and its other declarations `content_language` in their
+/// order of precedence (the `content` of `<meta http-equiv=
+/// "Content-Language">`, then the HTTP `Content-Language` header): the
+/// first usable one is [`PageLanguage::declared`].
+pub fn page_language(html_lang: Option<&str>, content_language: &[Option<&str>]) -> PageLanguage {
     PageLanguage {
-        analysis: detect_language(html_lang, sample),
         declared: std::iter::once(html_lang)
             .chain(content_language.iter().copied())
             .flatten()
@@ -533,46 +524,37 @@ mod tests {
         let german = "Die Regierung hat beschlossen, die Steuern zu senken. ";
         let chinese = "国务院总理今天在北京主持召开国务院常务会议，部署进一步促进消费的措施。";
         // Sure detection: the detected language, whatever is declared.
-        let page = page_language(Some("en"), &[Some("en")], chinese);
-        assert_eq!(
-            (page.declared, page.analysis),
-            (Some("en"), Language::English)
-        );
+        let page = page_language(Some("en"), &[Some("en")]);
+        assert_eq!(page.declared, Some("en"));
+        assert_eq!(detect_language(Some("en"), chinese), Language::English);
         assert_eq!(page.of_text(chinese), Some("zh"));
-        assert_eq!(page_language(None, &[None], "").of_text(german), Some("de"));
+        assert_eq!(page_language(None, &[None]).of_text(german), Some("de"));
         // Unsure: the declared language, <html lang> first.
         let short = "Kontakt";
         assert_eq!(
-            page_language(None, &[Some("de-ch")], "").of_text(short),
+            page_language(None, &[Some("de-ch")]).of_text(short),
             Some("de")
         );
         assert_eq!(
-            page_language(Some("fr"), &[Some("de-ch")], "").of_text(short),
+            page_language(Some("fr"), &[Some("de-ch")]).of_text(short),
             Some("fr")
         );
         assert_eq!(
-            page_language(Some("zz"), &[Some("de-ch")], "").of_text(short),
+            page_language(Some("zz"), &[Some("de-ch")]).of_text(short),
             Some("de")
         );
         // `<meta http-equiv>` before the HTTP header; garbage is skipped.
-        let meta_then_header = page_language(None, &[Some("fr"), Some("de")], "");
+        let meta_then_header = page_language(None, &[Some("fr"), Some("de")]);
         assert_eq!(meta_then_header.declared, Some("fr"));
-        let garbage_meta = page_language(None, &[Some("UTF-8"), Some("de-ch")], "");
+        let garbage_meta = page_language(None, &[Some("UTF-8"), Some("de-ch")]);
         assert_eq!(garbage_meta.declared, Some("de"));
         // Nothing declared: the unsure guess; no letters either: unknown.
-        assert!(page_language(None, &[None], "").of_text(short).is_some());
-        assert_eq!(page_language(None, &[None], "").of_text("12 345 — ©"), None);
+        assert!(page_language(None, &[None]).of_text(short).is_some());
+        assert_eq!(page_language(None, &[None]).of_text("12 345 — ©"), None);
         assert_eq!(
-            page_language(None, &[Some("pl")], "").of_text("12 345"),
+            page_language(None, &[Some("pl")]).of_text("12 345"),
             Some("pl")
         );
-        // The analysis language is detect_language's.
-        for (html, text) in [(None, short), (Some("de"), chinese), (None, german)] {
-            assert_eq!(
-                page_language(html, &[Some("fr")], text).analysis,
-                detect_language(html, text)
-            );
-        }
     }
 
     #[test]

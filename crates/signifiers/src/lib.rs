@@ -7,7 +7,7 @@
 //!
 //! * [`detect_language`] picks the [`Language`] of a page's analysis from
 //!   its `<html lang>` value, or else by detection on a text sample;
-//!   [`page_language`] adds the page's declared language (`<html lang>`,
+//!   [`page_language`] reads the page's declared language (`<html lang>`,
 //!   HTTP `Content-Language`, [`declared_code`]), and
 //!   [`PageLanguage::of_text`] the ISO 639-1 code its article is reported
 //!   in, over all the languages whatlang knows.

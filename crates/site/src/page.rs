@@ -1,10 +1,11 @@
 //! A parsed page of a site, with what every method needs.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use canopy_dom::Document;
-use canopy_signifiers::PageLanguage;
+use canopy_signifiers::{detect_language, Language, PageLanguage};
 use canopy_types::{FeedItem, PageRecord};
 
 /// A parsed page with what every method needs.
@@ -14,9 +15,10 @@ pub struct Page<'f> {
     /// Its record, without the HTML (freed once parsed).
     pub record: PageRecord,
     pub doc: Document,
-    /// The language its terms are analysed in, and the one its article
-    /// reports.
+    /// The language it declares, which its article's `lang` falls back on.
     pub lang: PageLanguage,
+    /// The language its terms are analysed in ([`Page::analysis`]).
+    analysis: OnceLock<Language>,
     pub feed: Option<&'f FeedItem>,
     /// Time spent on this page so far (its parse); its extraction gets
     /// what is left of the page budget.
@@ -39,8 +41,29 @@ impl<'f> Page<'f> {
             record,
             doc,
             lang,
+            analysis: OnceLock::new(),
             feed,
             spent,
         }
+    }
+
+    /// The language its terms are analysed in: its `<html lang>` if that
+    /// names a language with a stemmer, else the one its first 2000
+    /// characters of body text are surely written in
+    /// ([`detect_language`]). Found when learning first asks: only the
+    /// pages of a cluster that learns are analysed, and detection is a
+    /// page's costliest step after its parse.
+    pub fn analysis(&self) -> Language {
+        *self.analysis.get_or_init(|| {
+            let doc = &self.doc;
+            // The first 2000 characters of the body's text, without
+            // concatenating all of it first.
+            let sample: String = doc
+                .text_nodes(doc.body())
+                .flat_map(|(_, t)| t.chars())
+                .take(2000)
+                .collect();
+            detect_language(doc.lang(), &sample)
+        })
     }
 }

@@ -3,13 +3,12 @@
 //!
 //! ```text
 //! page    = content length (u32 LE) ‖ LZ4 block of content
-//! content = record length (u32 LE) ‖ record ‖ language (u8)
+//! content = record length (u32 LE) ‖ record
 //!           ‖ declared length (u8) ‖ declared ‖ parse time (u64 LE, nanoseconds)
 //!           ‖ document
 //! ```
 //!
-//! `record` is the page's record without its HTML, as JSON; `language` the
-//! index of its analysis language in `Language::ALL`; `declared` the
+//! `record` is the page's record without its HTML, as JSON; `declared` the
 //! ISO 639-1 code of its declared language in ASCII (empty: none);
 //! `document` is
 //! [`Document::encode`]. Reading a page back (LZ4 and decoding) takes ≈ 6 %
@@ -22,7 +21,7 @@ use std::io;
 use std::time::Duration;
 
 use canopy_dom::Document;
-use canopy_signifiers::{Language, PageLanguage};
+use canopy_signifiers::PageLanguage;
 use canopy_types::{FeedItem, PageRecord};
 
 use crate::page::Page;
@@ -34,11 +33,6 @@ pub fn encode(page: &Page<'_>) -> io::Result<Vec<u8>> {
     let mut content = Vec::with_capacity(4 + record.len() + 1 + 8);
     content.extend_from_slice(&length(record.len())?.to_le_bytes());
     content.extend_from_slice(&record);
-    let language = Language::ALL
-        .iter()
-        .position(|&l| l == page.lang.analysis)
-        .expect("every language is in Language::ALL");
-    content.push(language as u8);
     let code = page.lang.declared.unwrap_or_default();
     content.push(code.len() as u8);
     content.extend_from_slice(code.as_bytes());
@@ -59,10 +53,6 @@ pub fn decode<'f>(bytes: &[u8], feeds: &'f HashMap<String, FeedItem>) -> io::Res
     let (len, rest) = split(&content, 4)?;
     let (record, rest) = split(rest, u32_le(len) as usize)?;
     let record: PageRecord = serde_json::from_slice(record)?;
-    let (language, rest) = split(rest, 1)?;
-    let analysis = *Language::ALL
-        .get(usize::from(language[0]))
-        .ok_or_else(|| invalid("unknown language"))?;
     let (len, rest) = split(rest, 1)?;
     let (declared, rest) = split(rest, usize::from(len[0]))?;
     let declared = match declared {
@@ -74,7 +64,7 @@ pub fn decode<'f>(bytes: &[u8], feeds: &'f HashMap<String, FeedItem>) -> io::Res
                 .ok_or_else(|| invalid("unknown language code"))?,
         ),
     };
-    let lang = PageLanguage { analysis, declared };
+    let lang = PageLanguage { declared };
     let (nanos, document) = split(rest, 8)?;
     let spent = Duration::from_nanos(u64::from_le_bytes(nanos.try_into().expect("8 bytes")));
     let doc = Document::decode(document).map_err(invalid)?;
@@ -129,7 +119,6 @@ mod tests {
             record,
             doc,
             PageLanguage {
-                analysis: Language::German,
                 declared: Some("de"),
             },
             Duration::from_micros(1234),
@@ -154,6 +143,7 @@ mod tests {
         assert_eq!(back.record, page.record);
         assert_eq!(back.doc, page.doc);
         assert_eq!(back.lang, page.lang);
+        assert_eq!(back.analysis(), page.analysis());
         assert_eq!(back.spent, page.spent);
         assert_eq!(back.feed, page.feed);
         // LZ4 keeps the page well under its DOM's size.

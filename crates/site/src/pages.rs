@@ -293,8 +293,8 @@ fn page_record(record: Record) -> io::Result<PageRecord> {
     }
 }
 
-/// Parses a page within its budget (else its reject), detects its
-/// language and finds its feed item. Its HTML is freed once parsed: a
+/// Parses a page within its budget (else its reject), reads the language
+/// it declares and finds its feed item. Its HTML is freed once parsed: a
 /// site holds its DOMs, not its DOMs and its HTML. `index` is left 0.
 fn parse<'f>(
     mut record: PageRecord,
@@ -307,17 +307,10 @@ fn parse<'f>(
     let doc = Document::parse_within(&html, &settings.dom, deadline)
         .map_err(|over| Box::new(settings.budget_reject(&record, &over.to_string())))?;
     drop(html);
-    // The first 2000 characters of the body's text, without concatenating
-    // all of it first.
-    let sample: String = doc
-        .text_nodes(doc.body())
-        .flat_map(|(_, t)| t.chars())
-        .take(2000)
-        .collect();
     let declared = [
         doc.http_equiv("content-language"),
         record.content_language.as_deref(),
     ];
-    let lang = page_language(doc.lang(), &declared, &sample);
+    let lang = page_language(doc.lang(), &declared);
     Ok(Page::new(record, doc, lang, start.elapsed(), feeds))
 }

@@ -688,7 +688,7 @@ fn learn(
             let mut buf: Vec<TermId> = Vec::new();
             let mut terms = NodeTerms::build(&p.doc, |text, out| {
                 buf.clear();
-                thread_analyzer.analyze(text, p.lang.analysis, &mut buf);
+                thread_analyzer.analyze(text, p.analysis(), &mut buf);
                 out.extend(buf.iter().map(|t| t.0));
             });
             let stems = thread_analyzer.stems(terms.renumber().into_iter().map(TermId));
@@ -733,7 +733,7 @@ fn learn(
             let ranked: Vec<(u32, f64)> = ranked.into_iter().map(|(t, w)| (t.0, w)).collect();
             match (settings.signifiers, p.feed) {
                 (SignifierSource::Feeds, Some(item)) => {
-                    let mut sigs = feed_signifiers(&mut analyzer, item, p.lang.analysis);
+                    let mut sigs = feed_signifiers(&mut analyzer, item, p.analysis());
                     // A feed item that is only a title gives too few terms to
                     // locate the article (forest.md §4: below 5 signifiers
                     // precision drops): top up to k with tf-idf terms.
@@ -1184,9 +1184,11 @@ mod tests {
         doc: Document,
     ) -> crate::page::Page<'static> {
         use canopy_types::{PageRecord, SourceRef};
-        crate::page::Page {
-            index,
-            record: PageRecord {
+        // No feed item: a map of none, alive as long as the page.
+        let feeds: &'static std::collections::HashMap<String, canopy_types::FeedItem> =
+            Box::leak(Box::default());
+        let mut page = crate::page::Page::new(
+            PageRecord {
                 url: url.into(),
                 record_id: record_id.into(),
                 source: SourceRef {
@@ -1200,13 +1202,14 @@ mod tests {
                 html: String::new(),
             },
             doc,
-            lang: canopy_signifiers::PageLanguage {
-                analysis: canopy_signifiers::Language::English,
+            canopy_signifiers::PageLanguage {
                 declared: Some("en"),
             },
-            feed: None,
-            spent: Default::default(),
-        }
+            Default::default(),
+            feeds,
+        );
+        page.index = index;
+        page
     }
 
     fn default_settings() -> super::SiteSettings {
