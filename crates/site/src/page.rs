@@ -50,9 +50,9 @@ impl<'f> Page<'f> {
     /// The language its terms are analysed in: its `<html lang>` if that
     /// names a language with a stemmer, else the one its first 2000
     /// characters of body text are surely written in
-    /// ([`detect_language`]). Found when learning first asks: only the
-    /// pages of a cluster that learns are analysed, and detection is a
-    /// page's costliest step after its parse.
+    /// ([`detect_language`]). Found when learning first asks, so a page
+    /// that a saved wrapper or the page-level path serves is never
+    /// analysed.
     pub fn analysis(&self) -> Language {
         *self.analysis.get_or_init(|| {
             let doc = &self.doc;
