@@ -372,6 +372,68 @@ fn wide_tags(rng: &mut fastrand::Rng) -> String {
     page
 }
 
+/// A page of tags written as pages write them, with each part drawn from
+/// its usual forms and a few unusual ones (upper case, newlines, form
+/// feeds, CRs, NULs, character references, quotes and backticks where
+/// they are errors, duplicates, end tags with attributes, `/>`), so that
+/// the patch's whole-tag path (`plain_tag`) takes most tags and hands the
+/// others back to the states at every kind of place.
+fn plain_tags(rng: &mut fastrand::Rng) -> String {
+    const NAMES: &[&str] = &["div", "A", "span", "img", "Br", "p", "svg", "x-y", "td"];
+    const ATTRS: &[&str] = &["class", "ID", "href", "data-x", "src", "alt", "class", "on:click"];
+    const SPACES: &[&str] = &[" ", " ", " ", "  ", "\n", "\n  ", "\t", "\x0C", "\r\n", ""];
+    const VALUES: &[&str] = &[
+        "x", "a b", "", "/path/to?q=1", "é中", "line\nbreak", "a&amp;b", "a&b", "\0", "x\ry",
+        "q\"", "it's", "`", "<", "=", "a/",
+    ];
+    let mut page = String::new();
+    for _ in 0..rng.usize(1..40) {
+        page.push('<');
+        if rng.usize(..4) == 0 {
+            page.push('/');
+        }
+        page.push_str(NAMES[rng.usize(..NAMES.len())]);
+        for _ in 0..rng.usize(0..5) {
+            page.push_str(SPACES[rng.usize(..SPACES.len())]);
+            page.push_str(ATTRS[rng.usize(..ATTRS.len())]);
+            if rng.usize(..5) == 0 {
+                continue;
+            }
+            page.push_str(SPACES[rng.usize(..SPACES.len())].trim_start_matches(' '));
+            page.push('=');
+            if rng.usize(..6) == 0 {
+                page.push_str(SPACES[rng.usize(..SPACES.len())]);
+            }
+            let value = VALUES[rng.usize(..VALUES.len())];
+            match rng.usize(..4) {
+                0 => page.push_str(value),
+                1 => {
+                    page.push('\'');
+                    page.push_str(value);
+                    page.push('\'');
+                }
+                _ => {
+                    page.push('"');
+                    page.push_str(value);
+                    page.push('"');
+                }
+            }
+        }
+        page.push_str(SPACES[rng.usize(..SPACES.len())]);
+        page.push_str(match rng.usize(..8) {
+            0 => "/>",
+            1 => "/ >",
+            _ => ">",
+        });
+        page.push_str(match rng.usize(..4) {
+            0 => "text",
+            1 => "\n",
+            _ => "",
+        });
+    }
+    page
+}
+
 fn main() {
     let mut files = Vec::new();
     for arg in std::env::args().skip(1) {
@@ -403,8 +465,14 @@ fn main() {
             failed += 1;
         }
     }
+    let tag_pages = 20_000;
+    for i in 0..tag_pages {
+        if !check(&format!("page of tags {i}"), &plain_tags(&mut rng)) {
+            failed += 1;
+        }
+    }
     println!(
-        "{} files, {generated_pages} generated pages and texts and {wide_pages} pages of wide tags (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; languages: samples of each text): {failed} that differ",
+        "{} files, {generated_pages} generated pages and texts, {wide_pages} pages of wide tags and {tag_pages} of tags as pages write them (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; languages: samples of each text): {failed} that differ",
         files.len()
     );
     std::process::exit(i32::from(failed > 0));

@@ -164,6 +164,10 @@ pub struct Tokenizer<Sink> {
     /// empty otherwise.
     current_tag_attr_names: RefCell<HashSet<LocalName>>,
 
+    /// Canopy's patch: the attributes `plain_tag` found in the tag it
+    /// takes (kept to reuse their allocation).
+    plain_tag_attrs: RefCell<Vec<PlainAttr>>,
+
     /// Current attribute name (a `String`: see `current_tag_name`).
     current_attr_name: RefCell<String>,
 
@@ -243,6 +247,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             current_tag_had_duplicate_attributes: Cell::new(false),
             current_tag_attrs: RefCell::new(vec![]),
             current_tag_attr_names: RefCell::new(HashSet::new()),
+            plain_tag_attrs: RefCell::new(Vec::new()),
             current_attr_name: RefCell::new(String::new()),
             current_attr_value: RefCell::new(StrTendril::new()),
             current_comment: RefCell::new(StrTendril::new()),
@@ -382,6 +387,60 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
         }
     }
 
+    /// Canopy's patch: a whole tag at the front of the input, taken at once
+    /// when it is plain: `<` already consumed, then (`/` for an end tag
+    /// when `kind` is `StartTag`) an ASCII letter, a name, attributes with
+    /// plain names and values quoted or not, white space, and `>` or `/>`,
+    /// all within the front chunk, with nothing that the states would
+    /// report as a parse error or treat apart (a character reference, NUL,
+    /// CR, a newline between `=` and its value). The tag goes through the
+    /// same steps the states take (`create_tag`, `finish_attribute`,
+    /// `emit_current_tag`), newlines counted where they would be, so the
+    /// tokens, errors and lines are the same. Anything else returns `None`
+    /// with nothing consumed, and the states take the tag a character at a
+    /// time.
+    fn plain_tag(&self, input: &BufferQueue, kind: TagKind) -> Option<ProcessResult<Sink::Handle>> {
+        if self.opts.exact_errors || self.reconsume.get() || self.ignore_lf.get() {
+            return None;
+        }
+        let mut front = input.peek_front_chunk_mut()?;
+        let mut attrs = self.plain_tag_attrs.borrow_mut();
+        attrs.clear();
+        let scan = scan_plain_tag(front.as_bytes(), kind, &mut attrs)?;
+
+        self.discard_tag();
+        self.current_tag_kind.set(scan.kind);
+        self.current_tag_name
+            .borrow_mut()
+            .push_run(&front[scan.name.0..scan.name.1], true);
+        for attr in attrs.iter() {
+            self.current_line
+                .set(self.current_line.get() + attr.newlines_before as u64);
+            self.finish_attribute();
+            self.current_attr_name
+                .borrow_mut()
+                .push_run(&front[attr.name.0..attr.name.1], true);
+            if attr.value.1 > attr.value.0 {
+                *self.current_attr_value.borrow_mut() =
+                    front.subtendril(attr.value.0 as u32, (attr.value.1 - attr.value.0) as u32);
+            }
+        }
+        self.current_line
+            .set(self.current_line.get() + scan.newlines_after as u64);
+        self.current_tag_self_closing.set(scan.self_closing);
+        self.current_char.set('>');
+        front.pop_front(scan.len as u32);
+        if front.is_empty() {
+            drop(front);
+            input.pop_front();
+        } else {
+            drop(front);
+        }
+        drop(attrs);
+        self.state.set(states::Data);
+        Some(self.emit_current_tag())
+    }
+
     /// Canopy's patch: `pop_except_from` with a `set` that leaves out `\n`,
     /// the newlines inside a run counted instead of each ending it, so that
     /// raw text (a script, a style) is a token a run, not a token a line.
@@ -407,7 +466,16 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             return self.get_char(input).map(FromSet);
         }
 
-        let d = input.pop_except_from(set);
+        let mut d = input.pop_except_from(set);
+        // Canopy's patch: the CR of a CR LF is dropped, as the input's
+        // preprocessing drops it, and what follows is taken as the LF and
+        // the rest: the LF then starts the run after it (its newline
+        // counted as the run's), where the CR took a one-character token
+        // of its own and two more steps to skip the LF. A CR alone, or at
+        // the end of a chunk, is left to `get_preprocessed_char`.
+        if matches!(d, Some(FromSet('\r'))) && input.peek() == Some('\n') {
+            d = input.pop_except_from(set);
+        }
         trace!("got characters {d:?}");
         match d {
             Some(FromSet(c)) => self.get_preprocessed_char(c, input).map(FromSet),
@@ -853,6 +921,12 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
 
                     // Special case: The fast path is not worth taking if the first character is already in the set,
                     // which is fairly common
+                    // Canopy's patch: the CR of a CR LF is dropped, as the
+                    // input's preprocessing drops it, so that the LF takes
+                    // the fast path with the text after it.
+                    if front_buffer.as_bytes().starts_with(b"\r\n") {
+                        front_buffer.pop_front(1);
+                    }
                     let first_char = front_buffer
                         .chars()
                         .next()
@@ -861,7 +935,23 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
                     // Canopy's patch: a run that starts with a newline (the
                     // newline after a tag) takes the fast path too, which counts
                     // newlines, instead of becoming a character token of its own.
-                    if matches!(first_char, '\r' | '\0' | '&' | '<') {
+                    if first_char == '<' {
+                        // Canopy's patch: a tag's `<` is taken off the chunk
+                        // here, and a plain tag after it whole (`plain_tag`),
+                        // not a character at a time.
+                        front_buffer.pop_front(1);
+                        if front_buffer.is_empty() {
+                            drop(front_buffer);
+                            input.pop_front();
+                        } else {
+                            drop(front_buffer);
+                        }
+                        self.current_char.set('<');
+                        if let Some(result) = self.plain_tag(input, StartTag) {
+                            return result;
+                        }
+                        go!(self: to State::TagOpen)
+                    } else if matches!(first_char, '\r' | '\0' | '&') {
                         drop(front_buffer);
                         self.pop_except_from(input, set)
                     } else {
@@ -1029,6 +1119,10 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
 
             // https://html.spec.whatwg.org/#tag-open-state
             states::TagOpen => loop {
+                // Canopy's patch: a plain tag taken whole.
+                if let Some(result) = self.plain_tag(input, StartTag) {
+                    return result;
+                }
                 // Consume the next input character:
                 match get_char!(self, input) {
                     // ↪ U+0021 EXCLAMATION MARK (!)
@@ -1071,6 +1165,10 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
 
             // https://html.spec.whatwg.org/#end-tag-open-state
             states::EndTagOpen => loop {
+                // Canopy's patch: a plain end tag taken whole.
+                if let Some(result) = self.plain_tag(input, EndTag) {
+                    return result;
+                }
                 // Consume the next input character:
                 match get_char!(self, input) {
                     // ↪ ASCII alpha
@@ -3431,4 +3529,170 @@ fn is_plain_name_byte(b: u8) -> bool {
 /// counted): any but `<`, `-`, NUL and CR.
 fn is_plain_comment_byte(b: u8) -> bool {
     !matches!(b, b'<' | b'-' | b'\0' | b'\r')
+}
+
+/// Canopy's patch: an attribute of a tag `plain_tag` takes, as byte ranges
+/// of the front chunk, with the newlines between the end of what came
+/// before it and its name.
+struct PlainAttr {
+    newlines_before: u32,
+    name: (usize, usize),
+    value: (usize, usize),
+}
+
+/// Canopy's patch: what `scan_plain_tag` found.
+struct PlainTag {
+    kind: TagKind,
+    name: (usize, usize),
+    self_closing: bool,
+    /// Newlines between the last attribute (or the name) and the tag's end.
+    newlines_after: u32,
+    /// Bytes of the tag, its `>` included.
+    len: usize,
+}
+
+/// Canopy's patch: the bytes of the white space character at `i` between
+/// a tag's name and attributes, a CR LF as one newline (as the input's
+/// preprocessing makes it), and whether it is a newline; `None` if `i`
+/// holds none (a lone CR included: the states take it).
+fn tag_space_at(bytes: &[u8], i: usize) -> Option<(usize, bool)> {
+    match *bytes.get(i)? {
+        b'\t' | b'\x0C' | b' ' => Some((1, false)),
+        b'\n' => Some((1, true)),
+        b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some((2, true)),
+        _ => None,
+    }
+}
+
+/// Canopy's patch: the white space from `i` on (see `tag_space_at`):
+/// where it ends, and its newlines.
+fn skip_tag_space(bytes: &[u8], mut i: usize) -> (usize, u32) {
+    let mut newlines = 0;
+    while let Some((len, newline)) = tag_space_at(bytes, i) {
+        newlines += u32::from(newline);
+        i += len;
+    }
+    (i, newlines)
+}
+
+/// Canopy's patch: a byte of an unquoted attribute value that the state
+/// appends as it is, and that reports no parse error.
+fn is_plain_unquoted_byte(b: u8) -> bool {
+    !matches!(
+        b,
+        b'\t' | b'\n' | b'\x0C' | b' ' | b'>' | b'&' | b'\0' | b'\r' | b'"' | b'\'' | b'<' | b'=' | b'`'
+    )
+}
+
+/// Canopy's patch: the plain tag at the start of `bytes` (just after its
+/// `<`), as `plain_tag` takes it, or `None` where the states must take it
+/// (see there): each step below is the one the tag states take for the
+/// same byte, and every byte on which they would report a parse error or
+/// leave the tag's states ends the scan with `None`.
+fn scan_plain_tag(bytes: &[u8], kind: TagKind, attrs: &mut Vec<PlainAttr>) -> Option<PlainTag> {
+    let mut i = 0;
+    let mut kind = kind;
+    if kind == StartTag && bytes.first() == Some(&b'/') {
+        kind = EndTag;
+        i = 1;
+    }
+    if !bytes.get(i)?.is_ascii_alphabetic() {
+        return None;
+    }
+    let name_start = i;
+    while i < bytes.len() && is_plain_name_byte(bytes[i]) {
+        i += 1;
+    }
+    let name = (name_start, i);
+    let mut newlines = 0u32;
+    loop {
+        // After a name, a value or white space: white space, then `>`,
+        // `/>` or an attribute.
+        let (end, space_newlines) = skip_tag_space(bytes, i);
+        i = end;
+        newlines += space_newlines;
+        match *bytes.get(i)? {
+            b'>' => {
+                return Some(PlainTag {
+                    kind,
+                    name,
+                    self_closing: false,
+                    newlines_after: newlines,
+                    len: i + 1,
+                })
+            },
+            b'/' => {
+                return (bytes.get(i + 1) == Some(&b'>')).then_some(PlainTag {
+                    kind,
+                    name,
+                    self_closing: true,
+                    newlines_after: newlines,
+                    len: i + 2,
+                });
+            },
+            b if is_plain_name_byte(b) => {},
+            _ => return None,
+        }
+        // An attribute: its name, white space, and `=` with its value or
+        // no value.
+        let start = i;
+        while i < bytes.len() && is_plain_name_byte(bytes[i]) {
+            i += 1;
+        }
+        let mut attr = PlainAttr {
+            newlines_before: newlines,
+            name: (start, i),
+            value: (i, i),
+        };
+        let after_name = i;
+        (i, newlines) = skip_tag_space(bytes, i);
+        if bytes.get(i) != Some(&b'=') {
+            // No value: what follows is the next attribute or the end,
+            // white space and all (already counted, so go back).
+            attrs.push(attr);
+            i = after_name;
+            newlines = 0;
+            continue;
+        }
+        i += 1;
+        // The before-attribute-value state drops white space without
+        // counting newlines: leave a newline or a CR there to it.
+        while i < bytes.len() && matches!(bytes[i], b'\t' | b'\x0C' | b' ') {
+            i += 1;
+        }
+        match *bytes.get(i)? {
+            quote @ (b'"' | b'\'') => {
+                // A quoted value the value states append as it is (its
+                // newlines counted); `&`, NUL and CR are theirs to take.
+                let value_start = i + 1;
+                let value_len = memchr::memchr(quote, &bytes[value_start..])?;
+                let value = &bytes[value_start..value_start + value_len];
+                if memchr::memchr3(b'&', b'\0', b'\r', value).is_some() {
+                    return None;
+                }
+                newlines += memchr::memchr_iter(b'\n', value).count() as u32;
+                i = value_start + value_len;
+                attr.value = (value_start, i);
+                i += 1;
+                // After a quoted value: white space, `/` or `>`, else a
+                // missing-whitespace parse error.
+                if !matches!(*bytes.get(i)?, b'>' | b'/') && tag_space_at(bytes, i).is_none() {
+                    return None;
+                }
+            },
+            b if is_plain_unquoted_byte(b) => {
+                let value_start = i;
+                while i < bytes.len() && is_plain_unquoted_byte(bytes[i]) {
+                    i += 1;
+                }
+                attr.value = (value_start, i);
+                // An unquoted value ends at white space or `>`.
+                if *bytes.get(i)? != b'>' && tag_space_at(bytes, i).is_none() {
+                    return None;
+                }
+            },
+            _ => return None,
+        }
+        attrs.push(attr);
+    }
 }
