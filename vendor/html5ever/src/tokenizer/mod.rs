@@ -399,14 +399,30 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
     /// tokens, errors and lines are the same. Anything else returns `None`
     /// with nothing consumed, and the states take the tag a character at a
     /// time.
-    fn plain_tag(&self, input: &BufferQueue, kind: TagKind) -> Option<ProcessResult<Sink::Handle>> {
+    ///
+    /// `skip` is the bytes before the tag in the front chunk (its `<`, when
+    /// the data state has not taken it yet), taken with the tag.
+    fn plain_tag(
+        &self,
+        input: &BufferQueue,
+        kind: TagKind,
+        skip: usize,
+    ) -> Option<ProcessResult<Sink::Handle>> {
         if self.opts.exact_errors || self.reconsume.get() || self.ignore_lf.get() {
             return None;
         }
         let mut front = input.peek_front_chunk_mut()?;
         let mut attrs = self.plain_tag_attrs.borrow_mut();
         attrs.clear();
-        let scan = scan_plain_tag(front.as_bytes(), kind, &mut attrs)?;
+        let mut scan = scan_plain_tag(front.as_bytes().get(skip..)?, kind, &mut attrs)?;
+        if skip > 0 {
+            scan.name = (scan.name.0 + skip, scan.name.1 + skip);
+            scan.len += skip;
+            for attr in attrs.iter_mut() {
+                attr.name = (attr.name.0 + skip, attr.name.1 + skip);
+                attr.value = (attr.value.0 + skip, attr.value.1 + skip);
+            }
+        }
 
         self.discard_tag();
         self.current_tag_kind.set(scan.kind);
@@ -936,19 +952,20 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
                     // newline after a tag) takes the fast path too, which counts
                     // newlines, instead of becoming a character token of its own.
                     if first_char == '<' {
-                        // Canopy's patch: a tag's `<` is taken off the chunk
-                        // here, and a plain tag after it whole (`plain_tag`),
-                        // not a character at a time.
+                        // Canopy's patch: a plain tag is taken whole with its
+                        // `<` (`plain_tag`); else the `<` is taken off the
+                        // chunk here, not through `pop_except_from`.
+                        drop(front_buffer);
+                        self.current_char.set('<');
+                        if let Some(result) = self.plain_tag(input, StartTag, 1) {
+                            return result;
+                        }
+                        let mut front_buffer =
+                            input.peek_front_chunk_mut().expect("the chunk holds the `<`");
                         front_buffer.pop_front(1);
                         if front_buffer.is_empty() {
                             drop(front_buffer);
                             input.pop_front();
-                        } else {
-                            drop(front_buffer);
-                        }
-                        self.current_char.set('<');
-                        if let Some(result) = self.plain_tag(input, StartTag) {
-                            return result;
                         }
                         go!(self: to State::TagOpen)
                     } else if matches!(first_char, '\r' | '\0' | '&') {
@@ -1120,7 +1137,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             // https://html.spec.whatwg.org/#tag-open-state
             states::TagOpen => loop {
                 // Canopy's patch: a plain tag taken whole.
-                if let Some(result) = self.plain_tag(input, StartTag) {
+                if let Some(result) = self.plain_tag(input, StartTag, 0) {
                     return result;
                 }
                 // Consume the next input character:
@@ -1166,7 +1183,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             // https://html.spec.whatwg.org/#end-tag-open-state
             states::EndTagOpen => loop {
                 // Canopy's patch: a plain end tag taken whole.
-                if let Some(result) = self.plain_tag(input, EndTag) {
+                if let Some(result) = self.plain_tag(input, EndTag, 0) {
                     return result;
                 }
                 // Consume the next input character:
