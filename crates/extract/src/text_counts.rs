@@ -136,28 +136,38 @@ fn is_hangul_syllable(c: char) -> bool {
 /// The length of `t` in Latin letters: its characters that are not white
 /// space (`char::is_whitespace`), a CJK one counting [`CJK_CHAR_WEIGHT`]
 /// and a Hangul syllable [`HANGUL_CHAR_WEIGHT`].
-/// Nearly all text nodes are ASCII, where that is a byte count the compiler
-/// vectorises: the ASCII white space is `\t`..=`\r` and the space.
+/// Its ASCII bytes are counted in a pass the compiler vectorises (the ASCII
+/// white space is `\t`..=`\r` and the space), then only its other
+/// characters are decoded and weighed: most text is ASCII but for a curly
+/// quote, a dash or a no-break space, which would otherwise send every
+/// character of it through the decoder.
 pub(crate) fn non_white_chars(t: &str) -> u32 {
-    let count = if t.is_ascii() {
-        t.bytes()
-            .filter(|b| !matches!(b, b'\t'..=b'\r' | b' '))
-            .count()
-    } else {
-        t.chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| {
-                if is_cjk(c) {
-                    CJK_CHAR_WEIGHT as usize
-                } else if is_hangul_syllable(c) {
-                    HANGUL_CHAR_WEIGHT as usize
-                } else {
-                    1
-                }
-            })
-            .sum()
-    };
-    count as u32
+    let bytes = t.as_bytes();
+    let ascii = bytes
+        .iter()
+        .filter(|&&b| b.is_ascii() && !matches!(b, b'\t'..=b'\r' | b' '))
+        .count();
+    if t.is_ascii() {
+        return ascii as u32;
+    }
+    let others: usize = bytes
+        .iter()
+        .enumerate()
+        // A byte from 0xC0 up leads a character of two bytes or more.
+        .filter(|&(_, &b)| b >= 0xC0)
+        .filter_map(|(i, _)| t.get(i..)?.chars().next())
+        .filter(|c| !c.is_whitespace())
+        .map(|c| {
+            if is_cjk(c) {
+                CJK_CHAR_WEIGHT as usize
+            } else if is_hangul_syllable(c) {
+                HANGUL_CHAR_WEIGHT as usize
+            } else {
+                1
+            }
+        })
+        .sum();
+    (ascii + others) as u32
 }
 
 #[cfg(test)]
@@ -214,6 +224,33 @@ mod tests {
         let inner = TextCounts::of_subtrees(&doc, std::slice::from_ref(&(b..doc.node(b).end)));
         assert_eq!((inner.chars(b), inner.link_chars(b)), (4, 0));
         assert_eq!(inner.chars(doc.body()), 0, "outside the subtrees");
+    }
+
+    #[test]
+    fn non_white_chars_weighs_every_character_as_decoding_each_would() {
+        let weight = |t: &str| -> u32 {
+            t.chars()
+                .filter(|c| !c.is_whitespace())
+                .map(|c| {
+                    if is_cjk(c) {
+                        CJK_CHAR_WEIGHT
+                    } else if is_hangul_syllable(c) {
+                        HANGUL_CHAR_WEIGHT
+                    } else {
+                        1
+                    }
+                })
+                .sum()
+        };
+        for t in [
+            "“Quoted” — a dash\u{a0}and a no-break space",
+            "日本語のテキスト、漢字とかな。",
+            "한국어 문장입니다 ok",
+            "mixed 中文 text\u{3000}with ideographic space and 𠀀 (ext. B)",
+            "\u{85}\u{2028}\u{2029}\u{202f}\u{205f}\u{1680}é",
+        ] {
+            assert_eq!(non_white_chars(t), weight(t), "{t:?}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
         max_nodes: 100_000,
         drop_id_class: vec!["comment".to_string()],
         section_anchors: vec!["comment".to_string()],
+        ..DomOptions::default()
     };
     for opts in [DomOptions::default(), options] {
         let doc = Document::parse(&html, &opts);
