@@ -150,24 +150,28 @@ pub(crate) fn non_white_chars(t: &str) -> u32 {
     if t.is_ascii() {
         return ascii as u32;
     }
-    let others: usize = bytes
+    let others: u32 = bytes
         .iter()
         .enumerate()
         // A byte from 0xC0 up leads a character of two bytes or more.
         .filter(|&(_, &b)| b >= 0xC0)
         .filter_map(|(i, _)| t.get(i..)?.chars().next())
-        .filter(|c| !c.is_whitespace())
-        .map(|c| {
-            if is_cjk(c) {
-                CJK_CHAR_WEIGHT as usize
-            } else if is_hangul_syllable(c) {
-                HANGUL_CHAR_WEIGHT as usize
-            } else {
-                1
-            }
-        })
+        .map(char_weight)
         .sum();
-    (ascii + others) as u32
+    ascii as u32 + others
+}
+
+/// What a character adds to [`non_white_chars`].
+fn char_weight(c: char) -> u32 {
+    if c.is_whitespace() {
+        0
+    } else if is_cjk(c) {
+        CJK_CHAR_WEIGHT
+    } else if is_hangul_syllable(c) {
+        HANGUL_CHAR_WEIGHT
+    } else {
+        1
+    }
 }
 
 #[cfg(test)]
@@ -228,20 +232,7 @@ mod tests {
 
     #[test]
     fn non_white_chars_weighs_every_character_as_decoding_each_would() {
-        let weight = |t: &str| -> u32 {
-            t.chars()
-                .filter(|c| !c.is_whitespace())
-                .map(|c| {
-                    if is_cjk(c) {
-                        CJK_CHAR_WEIGHT
-                    } else if is_hangul_syllable(c) {
-                        HANGUL_CHAR_WEIGHT
-                    } else {
-                        1
-                    }
-                })
-                .sum()
-        };
+        let weight = |t: &str| -> u32 { t.chars().map(char_weight).sum() };
         for t in [
             "“Quoted” — a dash\u{a0}and a no-break space",
             "日本語のテキスト、漢字とかな。",

@@ -365,7 +365,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
         if self.opts.exact_errors || self.reconsume.get() || self.ignore_lf.get() {
             return;
         }
-        let Some(mut front) = input.peek_front_chunk_mut() else {
+        let Some(front) = input.peek_front_chunk_mut() else {
             return;
         };
         // `plain` fails on an ASCII byte, which never falls inside a UTF-8
@@ -380,11 +380,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             self.current_line.set(self.current_line.get() + newlines as u64);
             dest.borrow_mut().push_run(run, lowercase);
         }
-        front.pop_front(n as u32);
-        if front.is_empty() {
-            drop(front);
-            input.pop_front();
-        }
+        take_front(input, front, n);
     }
 
     /// Canopy's patch: a whole tag at the front of the input, taken at once
@@ -411,18 +407,10 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
         if self.opts.exact_errors || self.reconsume.get() || self.ignore_lf.get() {
             return None;
         }
-        let mut front = input.peek_front_chunk_mut()?;
+        let front = input.peek_front_chunk_mut()?;
         let mut attrs = self.plain_tag_attrs.borrow_mut();
         attrs.clear();
-        let mut scan = scan_plain_tag(front.as_bytes().get(skip..)?, kind, &mut attrs)?;
-        if skip > 0 {
-            scan.name = (scan.name.0 + skip, scan.name.1 + skip);
-            scan.len += skip;
-            for attr in attrs.iter_mut() {
-                attr.name = (attr.name.0 + skip, attr.name.1 + skip);
-                attr.value = (attr.value.0 + skip, attr.value.1 + skip);
-            }
-        }
+        let scan = scan_plain_tag(front.as_bytes(), skip, kind, &mut attrs)?;
 
         self.discard_tag();
         self.current_tag_kind.set(scan.kind);
@@ -445,13 +433,7 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
             .set(self.current_line.get() + scan.newlines_after as u64);
         self.current_tag_self_closing.set(scan.self_closing);
         self.current_char.set('>');
-        front.pop_front(scan.len as u32);
-        if front.is_empty() {
-            drop(front);
-            input.pop_front();
-        } else {
-            drop(front);
-        }
+        take_front(input, front, scan.end);
         drop(attrs);
         self.state.set(states::Data);
         Some(self.emit_current_tag())
@@ -960,13 +942,9 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
                         if let Some(result) = self.plain_tag(input, StartTag, 1) {
                             return result;
                         }
-                        let mut front_buffer =
+                        let front_buffer =
                             input.peek_front_chunk_mut().expect("the chunk holds the `<`");
-                        front_buffer.pop_front(1);
-                        if front_buffer.is_empty() {
-                            drop(front_buffer);
-                            input.pop_front();
-                        }
+                        take_front(input, front_buffer, 1);
                         go!(self: to State::TagOpen)
                     } else if matches!(first_char, '\r' | '\0' | '&') {
                         drop(front_buffer);
@@ -3564,8 +3542,19 @@ struct PlainTag {
     self_closing: bool,
     /// Newlines between the last attribute (or the name) and the tag's end.
     newlines_after: u32,
-    /// Bytes of the tag, its `>` included.
-    len: usize,
+    /// Where the tag ends in the chunk, just after its `>`.
+    end: usize,
+}
+
+/// Canopy's patch: takes the first `n` bytes off the front chunk `front`,
+/// and the chunk off the queue once it is empty (as `BufferQueue`'s own
+/// pops do).
+fn take_front(input: &BufferQueue, mut front: RefMut<'_, StrTendril>, n: usize) {
+    front.pop_front(n as u32);
+    if front.is_empty() {
+        drop(front);
+        input.pop_front();
+    }
 }
 
 /// Canopy's patch: the bytes of the white space character at `i` between
@@ -3601,17 +3590,23 @@ fn is_plain_unquoted_byte(b: u8) -> bool {
     )
 }
 
-/// Canopy's patch: the plain tag at the start of `bytes` (just after its
+/// Canopy's patch: the plain tag at `start` in `bytes` (just after its
 /// `<`), as `plain_tag` takes it, or `None` where the states must take it
 /// (see there): each step below is the one the tag states take for the
 /// same byte, and every byte on which they would report a parse error or
-/// leave the tag's states ends the scan with `None`.
-fn scan_plain_tag(bytes: &[u8], kind: TagKind, attrs: &mut Vec<PlainAttr>) -> Option<PlainTag> {
-    let mut i = 0;
+/// leave the tag's states ends the scan with `None`. Its ranges are of
+/// `bytes`.
+fn scan_plain_tag(
+    bytes: &[u8],
+    start: usize,
+    kind: TagKind,
+    attrs: &mut Vec<PlainAttr>,
+) -> Option<PlainTag> {
+    let mut i = start;
     let mut kind = kind;
-    if kind == StartTag && bytes.first() == Some(&b'/') {
+    if kind == StartTag && bytes.get(i) == Some(&b'/') {
         kind = EndTag;
-        i = 1;
+        i += 1;
     }
     if !bytes.get(i)?.is_ascii_alphabetic() {
         return None;
@@ -3635,7 +3630,7 @@ fn scan_plain_tag(bytes: &[u8], kind: TagKind, attrs: &mut Vec<PlainAttr>) -> Op
                     name,
                     self_closing: false,
                     newlines_after: newlines,
-                    len: i + 1,
+                    end: i + 1,
                 })
             },
             b'/' => {
@@ -3644,7 +3639,7 @@ fn scan_plain_tag(bytes: &[u8], kind: TagKind, attrs: &mut Vec<PlainAttr>) -> Op
                     name,
                     self_closing: true,
                     newlines_after: newlines,
-                    len: i + 2,
+                    end: i + 2,
                 });
             },
             b if is_plain_name_byte(b) => {},
@@ -3661,14 +3656,12 @@ fn scan_plain_tag(bytes: &[u8], kind: TagKind, attrs: &mut Vec<PlainAttr>) -> Op
             name: (start, i),
             value: (i, i),
         };
-        let after_name = i;
         (i, newlines) = skip_tag_space(bytes, i);
         if bytes.get(i) != Some(&b'=') {
-            // No value: what follows is the next attribute or the end,
-            // white space and all (already counted, so go back).
+            // No value: what follows the white space (its newlines are the
+            // next attribute's, or the end's) is the next attribute or the
+            // end.
             attrs.push(attr);
-            i = after_name;
-            newlines = 0;
             continue;
         }
         i += 1;
