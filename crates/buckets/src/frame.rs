@@ -1,10 +1,10 @@
 //! The bytes of one record in a bucket data file (a "frame").
 //!
 //! ```text
-//! frame   = xxh64 (8 bytes, little-endian, of `block`) ‖ block
-//! block   = content length (u32 LE) ‖ LZ4 block of content
-//!         | (content length | STORED) (u32 LE) ‖ content
-//! content = header length (u32 LE) ‖ header ‖ payload
+//! frame   = block ‖ xxh64 (8 bytes, little-endian, of `block`)
+//! block   = LZ4 block of content ‖ content length (u32 LE)
+//!         | content ‖ (content length | STORED) (u32 LE)
+//! content = payload ‖ header ‖ header length (u32 LE)
 //! ```
 //!
 //! A stored frame (the length's top bit set) holds its content as is:
@@ -19,7 +19,12 @@
 //! inflates at several GB/s, for files about a third larger than gzip
 //! level 1's. The checksum is verified before the block is decompressed,
 //! so a damaged file is an error, never a wrong page.
+//!
+//! The payload comes first and the lengths and checksum last (the index
+//! gives each frame's span), so that a stored frame read into a buffer of
+//! its own becomes the page's HTML where it lies: truncated, not copied.
 
+use std::hash::Hasher;
 use std::io;
 
 use crate::{Item, Record};
@@ -29,9 +34,39 @@ const HASH_LEN: usize = 8;
 /// The content length's top bit: the content is stored, not compressed.
 const STORED: u32 = 1 << 31;
 
-/// Encodes `record` (consumed: its HTML moves into the frame), LZ4
-/// compressed if `compress`, else stored.
-pub fn encode(mut record: Record, compress: bool) -> io::Result<Vec<u8>> {
+/// An encoded frame, in two pieces written one after the other: a stored
+/// page's HTML stays in its own buffer rather than being copied into one
+/// with the header.
+#[derive(Debug)]
+pub struct Frame {
+    body: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl Frame {
+    /// The frame's length in bytes.
+    pub fn len(&self) -> usize {
+        self.body.len() + self.tail.len()
+    }
+
+    /// Writes the frame's bytes to `out`.
+    pub fn write_to(&self, out: &mut impl io::Write) -> io::Result<()> {
+        out.write_all(&self.body)?;
+        out.write_all(&self.tail)
+    }
+
+    /// The frame's bytes in one buffer.
+    #[cfg(test)]
+    pub fn into_bytes(self) -> Vec<u8> {
+        let mut bytes = self.body;
+        bytes.extend_from_slice(&self.tail);
+        bytes
+    }
+}
+
+/// Encodes `record` (consumed: a stored page's HTML buffer becomes the
+/// frame's body), LZ4 compressed if `compress`, else stored.
+pub fn encode(mut record: Record, compress: bool) -> io::Result<Frame> {
     let payload = match &mut record.item {
         Item::Page(page) => std::mem::take(&mut page.html),
         Item::Feed(_) => String::new(),
@@ -39,78 +74,83 @@ pub fn encode(mut record: Record, compress: bool) -> io::Result<Vec<u8>> {
     let header = serde_json::to_vec(&record)?;
     let header_len = u32::try_from(header.len())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "record header over 2 GiB"))?;
-    let content_len = 4 + header.len() + payload.len();
+    let content_len = payload.len() + header.len() + 4;
     if u32::try_from(content_len).map_or(true, |n| n & STORED != 0) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "record over 2 GiB",
         ));
     }
-    // [hash][length (| STORED)][content], content = [header length][header][HTML];
-    // the content is LZ4-compressed in place when asked.
-    let start = HASH_LEN + 4;
-    let mut frame = Vec::with_capacity(start + content_len);
-    frame.resize(start, 0);
-    frame.extend_from_slice(&header_len.to_le_bytes());
-    frame.extend_from_slice(&header);
-    frame.extend_from_slice(payload.as_bytes());
-    drop(payload);
-    let length = if compress {
-        let content = frame.split_off(start);
-        crate::lz4::compress(&content, &mut frame)?;
-        content_len as u32
+    let (body, mut tail) = if compress {
+        let mut content = payload.into_bytes();
+        content.extend_from_slice(&header);
+        content.extend_from_slice(&header_len.to_le_bytes());
+        let mut block = Vec::new();
+        crate::lz4::compress(&content, &mut block)?;
+        let mut tail = Vec::with_capacity(4 + HASH_LEN);
+        tail.extend_from_slice(&(content_len as u32).to_le_bytes());
+        (block, tail)
     } else {
-        content_len as u32 | STORED
+        let mut tail = header;
+        tail.extend_from_slice(&header_len.to_le_bytes());
+        tail.extend_from_slice(&(content_len as u32 | STORED).to_le_bytes());
+        (payload.into_bytes(), tail)
     };
-    frame[HASH_LEN..start].copy_from_slice(&length.to_le_bytes());
-    let hash = crate::xxh64(&frame[HASH_LEN..]);
-    frame[..HASH_LEN].copy_from_slice(&hash.to_le_bytes());
-    Ok(frame)
+    let mut hasher = twox_hash::XxHash64::with_seed(0);
+    hasher.write(&body);
+    hasher.write(&tail);
+    tail.extend_from_slice(&hasher.finish().to_le_bytes());
+    Ok(Frame { body, tail })
 }
 
 fn invalid(what: impl std::fmt::Display) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what.to_string())
 }
 
-/// Decodes a frame written by [`encode`].
-pub fn decode(frame: &[u8]) -> io::Result<Record> {
-    if frame.len() < HASH_LEN {
+/// Splits `bytes` into what comes before its last four bytes and those
+/// four, read as a little-endian `u32`.
+fn split_u32_tail(bytes: &[u8]) -> Option<(&[u8], u32)> {
+    let at = bytes.len().checked_sub(4)?;
+    let (rest, tail) = bytes.split_at(at);
+    Some((rest, u32::from_le_bytes(tail.try_into().ok()?)))
+}
+
+/// Decodes a frame written by [`encode`] (consumed: a stored page's HTML
+/// is the frame's buffer, cut to the payload).
+pub fn decode(mut frame: Vec<u8>) -> io::Result<Record> {
+    let Some(block_len) = frame.len().checked_sub(HASH_LEN) else {
         return Err(invalid("frame shorter than its checksum"));
-    }
-    let (hash, block) = frame.split_at(HASH_LEN);
+    };
+    let (block, hash) = frame.split_at(block_len);
     let hash = u64::from_le_bytes(hash.try_into().expect("8 bytes"));
     if crate::xxh64(block) != hash {
         return Err(invalid("checksum mismatch"));
     }
-    if block.len() < 4 {
-        return Err(invalid("frame without a content length"));
-    }
-    let (len, compressed) = block.split_at(4);
-    let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-    let content: std::borrow::Cow<'_, [u8]> = if len & STORED != 0 {
-        if compressed.len() != (len & !STORED) as usize {
+    let (body, len) =
+        split_u32_tail(block).ok_or_else(|| invalid("frame without a content length"))?;
+    let mut content = if len & STORED != 0 {
+        if body.len() != (len & !STORED) as usize {
             return Err(invalid("stored frame of the wrong length"));
         }
-        compressed.into()
+        frame.truncate(body.len());
+        frame
     } else {
-        crate::lz4::decompress(compressed, len as usize)?.into()
+        crate::lz4::decompress(body, len as usize)?
     };
-    if content.len() < 4 {
-        return Err(invalid("frame without a header length"));
-    }
-    let header_len = u32::from_le_bytes(content[..4].try_into().expect("4 bytes")) as usize;
-    let header = content
-        .get(4..4 + header_len)
-        .ok_or_else(|| invalid("header length past the end of the frame"))?;
-    let mut record: Record = serde_json::from_slice(header)?;
-    let payload = &content[4 + header_len..];
+    let (rest, header_len) =
+        split_u32_tail(&content).ok_or_else(|| invalid("frame without a header length"))?;
+    let payload_len = rest
+        .len()
+        .checked_sub(header_len as usize)
+        .ok_or_else(|| invalid("header length past the start of the frame"))?;
+    let mut record: Record = serde_json::from_slice(&rest[payload_len..])?;
+    content.truncate(payload_len);
     match &mut record.item {
         Item::Page(page) => {
-            page.html = std::str::from_utf8(payload)
-                .map_err(|e| invalid(format!("HTML is not UTF-8: {e}")))?
-                .to_owned();
+            page.html = String::from_utf8(content)
+                .map_err(|e| invalid(format!("HTML is not UTF-8: {e}")))?;
         }
-        Item::Feed(_) if payload.is_empty() => {}
+        Item::Feed(_) if content.is_empty() => {}
         Item::Feed(_) => return Err(invalid("feed item with a payload")),
     }
     Ok(record)
@@ -157,8 +197,8 @@ mod tests {
             },
         ] {
             for compress in [true, false] {
-                let frame = encode(record.clone(), compress).unwrap();
-                assert_eq!(decode(&frame).unwrap(), record);
+                let frame = encode(record.clone(), compress).unwrap().into_bytes();
+                assert_eq!(decode(frame).unwrap(), record);
             }
         }
         // Repetitive HTML compresses; a stored frame holds it as is.
@@ -169,15 +209,18 @@ mod tests {
     #[test]
     fn damage_is_an_error() {
         for compress in [true, false] {
-            let frame = encode(page("<p>some text</p>"), compress).unwrap();
-            for i in [0, 9, 11, frame.len() - 1] {
+            let frame = encode(page("<p>some text</p>"), compress)
+                .unwrap()
+                .into_bytes();
+            for i in [0, 9, 11, frame.len() - 13, frame.len() - 9, frame.len() - 1] {
                 let mut bad = frame.clone();
                 bad[i] ^= 0x20;
-                let err = decode(&bad).unwrap_err();
+                let err = decode(bad).unwrap_err();
                 assert_eq!(err.kind(), io::ErrorKind::InvalidData, "byte {i}");
             }
-            assert!(decode(&frame[..frame.len() - 1]).is_err());
-            assert!(decode(&frame[..5]).is_err());
+            assert!(decode(frame[..frame.len() - 1].to_vec()).is_err());
+            assert!(decode(frame[..5].to_vec()).is_err());
+            assert!(decode(frame[1..].to_vec()).is_err());
         }
     }
 }

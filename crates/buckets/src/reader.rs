@@ -128,8 +128,9 @@ impl BucketReader {
             .collect()
     }
 
-    /// The record in `frame`, read at `entry`.
-    pub fn decode(&self, entry: &Entry, frame: &[u8]) -> io::Result<Record> {
+    /// The record in `frame`, read at `entry` (consumed: a page's HTML may
+    /// be the frame's buffer).
+    pub fn decode(&self, entry: &Entry, frame: Vec<u8>) -> io::Result<Record> {
         crate::frame::decode(frame).map_err(|err| {
             invalid(
                 &self.dir.join(data_name(entry.rank)),
@@ -159,10 +160,17 @@ impl Files {
         // too, so that no length allocates more than the file holds.
         check_span(e.offset, e.len, *file_len).map_err(|what| invalid(path, what))?;
         let len = usize::try_from(e.len).map_err(|err| invalid(path, err))?;
-        frame.resize(len, 0);
-        file.seek(SeekFrom::Start(e.offset))
-            .and_then(|_| file.read_exact(frame))
-            .map_err(|err| invalid(path, err))
+        // Read into the vector's spare room, not into bytes zeroed first.
+        frame.clear();
+        frame.reserve_exact(len);
+        let read = file
+            .seek(SeekFrom::Start(e.offset))
+            .and_then(|_| Read::by_ref(file).take(e.len).read_to_end(frame))
+            .map_err(|err| invalid(path, err))?;
+        if read != len {
+            return Err(invalid(path, "data file shorter than its index says"));
+        }
+        Ok(())
     }
 }
 
@@ -238,7 +246,7 @@ mod tests {
             let reader = &reader;
             let handles: Vec<_> = entries
                 .iter()
-                .zip(&frames)
+                .zip(frames.clone())
                 .map(|(e, f)| s.spawn(move || reader.decode(e, f).unwrap()))
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -248,10 +256,7 @@ mod tests {
         let mut damaged = frames[1].clone();
         let last = damaged.len() - 1;
         damaged[last] ^= 0x55;
-        let err = reader
-            .decode(&entries[1], &damaged)
-            .unwrap_err()
-            .to_string();
+        let err = reader.decode(&entries[1], damaged).unwrap_err().to_string();
         assert!(err.contains(&data_name(1)), "{err}");
         assert!(
             err.contains(&format!("record at {}", entries[1].offset)),

@@ -139,7 +139,7 @@ impl RankWriter {
             InputPos,
             Option<u64>,
             Option<PageKeys>,
-            io::Result<Vec<u8>>,
+            io::Result<crate::frame::Frame>,
         );
         let frames: Vec<Encoded> = records
             .into_par_iter()
@@ -171,7 +171,7 @@ impl RankWriter {
                 keys,
             };
             let open = file.open.as_mut().expect("open() opens it");
-            open.data.write_all(&frame)?;
+            frame.write_to(&mut open.data)?;
             serde_json::to_writer(&mut open.index, &line)?;
             open.index.write_all(b"\n")?;
             file.offset += frame.len() as u64;

@@ -35,7 +35,7 @@ fn load(
     let frames = reader.read_frames(entries)?;
     backlog
         .map(entries.iter().zip(frames), |(entry, frame)| {
-            reader.decode(entry, &frame)
+            reader.decode(entry, frame)
         })
         .into_iter()
         .collect()

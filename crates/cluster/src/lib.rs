@@ -20,7 +20,7 @@
 use std::borrow::{Borrow, Cow};
 use std::io;
 
-use canopy_dom::{Document, NodeData};
+use canopy_dom::{local_name, Document, NodeData};
 use rayon::prelude::*;
 
 /// The site a URL belongs to: lowercase host without `www.`/`m.` and port.
@@ -134,7 +134,12 @@ impl Signature {
                 continue;
             };
             label.clear();
-            step_label(&e.tag, doc.attr(n, "id"), doc.attr(n, "class"), &mut label);
+            step_label(
+                &e.tag,
+                doc.attr_named(n, &local_name!("id")),
+                doc.attr_named(n, &local_name!("class")),
+                &mut label,
+            );
             let parent = doc.node(n).parent.filter(|&p| p >= body);
             let (parent_path, parent_tags) =
                 parent.map_or((0, 0), |p| (paths[p - body], tag_paths[p - body]));

@@ -34,12 +34,14 @@ use std::ops::Range;
 
 use html5ever::tokenizer::{BufferQueue, Tokenizer};
 use html5ever::tree_builder::TreeBuilder;
-use html5ever::{local_name, LocalName, TokenizerResult};
+use html5ever::TokenizerResult;
 
 pub use budget::MAX_FORMATTING_WORK;
 pub use codec::DecodeError;
 pub use deadline::{Deadline, OverBudget};
 pub use fallback::may_be_prose;
+/// Attribute names as atoms, for [`Document::attr_named`].
+pub use html5ever::{local_name, LocalName};
 pub use text::{collapse_whitespace, is_block, is_collapsed, is_heading, text_key};
 
 use sink::{BuildData, Sink, NONE};
@@ -837,6 +839,15 @@ impl Document {
         // Names first, the value's slice only for the match: this runs for
         // several names on every element of every page.
         let (_, value) = self.attr_list(id).iter().find(|(n, _)| &**n == name)?;
+        Some(self.attr_value(value))
+    }
+
+    /// [`Document::attr`] for a name given as an atom (`local_name!("class")`,
+    /// re-exported here): each attribute's name is compared as one integer,
+    /// not read out of the atom table and compared as text. For the names
+    /// read on every element of every page (`id`, `class`, `itemprop`, …).
+    pub fn attr_named(&self, id: NodeId, name: &LocalName) -> Option<&str> {
+        let (_, value) = self.attr_list(id).iter().find(|(n, _)| n == name)?;
         Some(self.attr_value(value))
     }
 

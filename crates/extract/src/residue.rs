@@ -41,8 +41,8 @@ use std::ops::Range;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use canopy_dom::{
-    collapse_whitespace, contains_any, is_block, is_collapsed, is_heading, text_key, Document,
-    NodeId,
+    collapse_whitespace, contains_any, is_block, is_collapsed, is_heading, local_name, text_key,
+    Document, NodeId,
 };
 
 use crate::TextCounts;
@@ -359,7 +359,7 @@ fn page_host(doc: &Document) -> Option<String> {
     page_host_of(
         (0..doc.len())
             .filter(|&n| doc.tag(n) == "a")
-            .filter_map(|n| doc.attr(n, "href")),
+            .filter_map(|n| doc.attr_named(n, &local_name!("href"))),
     )
 }
 
@@ -804,7 +804,7 @@ impl<'a> Kept<'a> {
             if chars > 0 {
                 links += 1;
                 link_chars += chars;
-                let host = doc.attr(d, "href").and_then(link_host);
+                let host = doc.attr_named(d, &local_name!("href")).and_then(link_host);
                 let own = self.host.get_or_init(|| page_host(doc));
                 if host.is_some_and(|h| own.as_ref().is_some_and(|o| !same_domain(o, &h))) {
                     offsite_chars += chars;
@@ -851,7 +851,10 @@ impl<'a> Kept<'a> {
         if !words(&before) || words(&after) || !words(&doc.inner_text(link)) {
             return false;
         }
-        let Some(host) = doc.attr(link, "href").and_then(link_host) else {
+        let Some(host) = doc
+            .attr_named(link, &local_name!("href"))
+            .and_then(link_host)
+        else {
             return false;
         };
         self.host
@@ -1442,7 +1445,7 @@ mod tests {
         assert!(residue.contains("'s"), "the fragment recurs");
         let doc = &pages[3];
         let line = (0..doc.len())
-            .find(|&n| doc.attr(n, "class") == Some("mainarttxt"))
+            .find(|&n| doc.attr_named(n, &local_name!("class")) == Some("mainarttxt"))
             .unwrap();
         let column = doc.node(line).parent.unwrap();
         let text = clean_text(doc, &[column], &residue, &residue_only());
@@ -1521,7 +1524,7 @@ mod tests {
                 let file = dir.join("html").join(format!("{}.html", row["id"]));
                 let page = doc(&String::from_utf8_lossy(&std::fs::read(file).unwrap()));
                 for n in 0..page.len() {
-                    hrefs.extend(page.attr(n, "href").map(str::to_string));
+                    hrefs.extend(page.attr_named(n, &local_name!("href")).map(str::to_string));
                 }
             }
         }

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use canopy_dom::{Document, NodeId};
+use canopy_dom::{local_name, Document, NodeId};
 
 use crate::byline_text;
 use crate::dateline::{self, DateBounds, Written};
@@ -115,7 +115,7 @@ pub(crate) fn page_datelines(doc: &Document) -> Vec<DatelineText> {
             markup: written.and(doc.node(n).parent).map(|p| {
                 (
                     doc.tag(p).to_string(),
-                    doc.attr(p, "class").map(str::to_string),
+                    doc.attr_named(p, &local_name!("class")).map(str::to_string),
                 )
             }),
         });
@@ -280,7 +280,7 @@ mod tests {
         assert!(texts.windows(2).all(|w| w[0].node < w[1].node));
         let bounds = DateBounds::new(Some("2012-12-01"));
         let post = (0..doc.len())
-            .find(|&n| doc.attr(n, "id") == Some("post"))
+            .find(|&n| doc.attr_named(n, &local_name!("id")) == Some("post"))
             .expect("the post");
         assert_eq!(
             nearest_dateline(&texts, post..doc.node(post).end, &bounds).as_deref(),

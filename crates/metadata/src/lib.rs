@@ -38,7 +38,7 @@ mod urls;
 
 use std::collections::HashSet;
 
-use canopy_dom::{collapse_whitespace, Document, NodeId};
+use canopy_dom::{collapse_whitespace, local_name, Document, NodeId};
 use url::Url;
 
 pub use date::normalize_date;
@@ -161,7 +161,7 @@ fn metas(doc: &Document) -> Vec<(String, &str)> {
     (0..doc.len())
         .filter(|&n| doc.tag(n) == "meta")
         .filter_map(|n| {
-            let content = doc.attr(n, "content")?.trim();
+            let content = doc.attr_named(n, &local_name!("content"))?.trim();
             let key = ["property", "name", "itemprop"]
                 .iter()
                 .find_map(|k| doc.attr(n, k))?;
@@ -236,7 +236,8 @@ fn byline_text(doc: &Document, n: NodeId) -> Option<String> {
 /// author card holds more than the name); `None` when that is no byline.
 fn name_in(doc: &Document, n: NodeId) -> Option<String> {
     let name = doc.descendants(n).take(MAX_BYLINE_NODES).find(|&d| {
-        doc.attr(d, "itemprop") == Some("name") || has_token(doc.attr(d, "class"), "p-name")
+        doc.attr_named(d, &local_name!("itemprop")) == Some("name")
+            || has_token(doc.attr_named(d, &local_name!("class")), "p-name")
     });
     byline_text(doc, name.unwrap_or(n))
 }
@@ -263,8 +264,8 @@ fn authors(doc: &Document, ld: &JsonLd, metas: &[(String, &str)]) -> Vec<String>
     let marked = dedup(
         (0..doc.len())
             .filter(|&n| {
-                has_token(doc.attr(n, "itemprop"), "author")
-                    || has_token(doc.attr(n, "class"), "p-author")
+                has_token(doc.attr_named(n, &local_name!("itemprop")), "author")
+                    || has_token(doc.attr_named(n, &local_name!("class")), "p-author")
             })
             .take(MAX_AUTHOR_CANDIDATES)
             .filter_map(|n| clean_name(&name_in(doc, n)?)),
@@ -273,7 +274,10 @@ fn authors(doc: &Document, ld: &JsonLd, metas: &[(String, &str)]) -> Vec<String>
         return marked;
     }
     (0..doc.len())
-        .filter(|&n| matches!(doc.tag(n), "a" | "link") && has_token(doc.attr(n, "rel"), "author"))
+        .filter(|&n| {
+            matches!(doc.tag(n), "a" | "link")
+                && has_token(doc.attr_named(n, &local_name!("rel")), "author")
+        })
         .find_map(|n| clean_name(&byline_text(doc, n)?))
         .into_iter()
         .collect()
@@ -336,10 +340,10 @@ fn date(
     }
     let marked = (0..doc.len()).filter(|&n| {
         doc.tag(n) != "meta"
-            && (has_token(doc.attr(n, "itemprop"), "datePublished")
+            && (has_token(doc.attr_named(n, &local_name!("itemprop")), "datePublished")
                 || (doc.tag(n) == "time" && doc.attr(n, "pubdate").is_some())
-                || has_token(doc.attr(n, "class"), "dt-published")
-                || has_token(doc.attr(n, "class"), "published"))
+                || has_token(doc.attr_named(n, &local_name!("class")), "dt-published")
+                || has_token(doc.attr_named(n, &local_name!("class")), "published"))
     });
     // A `<time>` says it holds a date, in its `datetime` or, without one,
     // in its text.
@@ -468,8 +472,11 @@ impl PageMeta {
                 .flatten()
         };
         let canonical = (0..doc.len())
-            .filter(|&n| doc.tag(n) == "link" && has_token(doc.attr(n, "rel"), "canonical"))
-            .filter_map(|n| doc.attr(n, "href"))
+            .filter(|&n| {
+                doc.tag(n) == "link"
+                    && has_token(doc.attr_named(n, &local_name!("rel")), "canonical")
+            })
+            .filter_map(|n| doc.attr_named(n, &local_name!("href")))
             .chain(meta_values(&metas, &["og:url"]))
             .find_map(url);
         let figure = article

@@ -1,6 +1,6 @@
 //! Absolute URLs: the page's base and links resolved against it.
 
-use canopy_dom::{Document, NodeId};
+use canopy_dom::{local_name, Document, NodeId};
 use url::Url;
 
 /// The URL relative links of the page resolve against: the page's URL,
@@ -9,8 +9,8 @@ use url::Url;
 pub fn base_url(doc: &Document, page_url: &str) -> Option<Url> {
     let page = Url::parse(page_url).ok().filter(is_web);
     let base_href = (0..doc.len())
-        .find(|&n| doc.tag(n) == "base" && doc.attr(n, "href").is_some())
-        .and_then(|n| doc.attr(n, "href"));
+        .find(|&n| doc.tag(n) == "base" && doc.attr_named(n, &local_name!("href")).is_some())
+        .and_then(|n| doc.attr_named(n, &local_name!("href")));
     match base_href {
         Some(href) => {
             let joined = match &page {
@@ -48,7 +48,7 @@ pub fn image_src(doc: &Document, img: NodeId) -> Option<&str> {
         let v = v.trim();
         !v.is_empty() && !v.starts_with("data:")
     };
-    doc.attr(img, "src")
+    doc.attr_named(img, &local_name!("src"))
         .filter(real)
         .or_else(|| {
             ["data-src", "data-original", "data-lazy-src", "data-url"]

@@ -224,7 +224,7 @@ pub fn write_listing(
             .par_iter()
             .zip(frames)
             .map(|(entry, frame)| {
-                let record = reader.decode(entry, &frame)?;
+                let record = reader.decode(entry, frame)?;
                 match record.item {
                     Item::Page(p) => Ok((
                         entry.pos,

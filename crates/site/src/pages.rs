@@ -122,8 +122,7 @@ impl<'f> SitePages<'f> {
             // Read in order, decoded and parsed in parallel.
             let frames = reader.read_frames(chunk)?;
             let parsed = backlog.map(chunk.iter().zip(frames), |(entry, frame)| {
-                let record = page_record(reader.decode(entry, &frame)?)?;
-                drop(frame);
+                let record = page_record(reader.decode(entry, frame)?)?;
                 let html = record.html.len() as u64;
                 io::Result::Ok(parse(record, feeds, settings).map(|page| {
                     let key = (page.record.url.clone(), page.record.record_id.clone());

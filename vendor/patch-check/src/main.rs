@@ -6,7 +6,9 @@
 //!   cut text differently, never change it). Each input fed whole, in
 //!   16 KiB slices (as `canopy_dom` feeds it) and in slices of 1 to 7 bytes
 //!   (runs cut at every place), and so are generated pages of names,
-//!   quotes, NULs, CRs, upper case, non-ASCII and broken markup.
+//!   quotes, NULs, CRs, upper case, non-ASCII and broken markup. And the
+//!   tree each build's tree builder makes of every input (`tree.rs`), fed
+//!   whole, in 16 KiB slices and in slices of 7 bytes.
 //! - whatlang: `detect` (language, script, confidence to the bit,
 //!   reliability) on samples of every input's text (its first 1024 and
 //!   2000 characters, as Canopy samples, and pieces of 20 to 600
@@ -124,6 +126,32 @@ macro_rules! recorder {
 
 recorder!(up, upstream);
 recorder!(pa, patched);
+
+mod tree;
+
+/// The tree `$h` builds of `html`, fed in slices of `slice` bytes, written
+/// out ([`tree::Tree::written`]).
+macro_rules! tree_of {
+    ($name:ident, $h:ident) => {
+        fn $name(html: &str, slice: usize) -> Vec<String> {
+            use $h::tendril::{StrTendril, TendrilSink};
+            let mut parser = $h::parse_document(tree::Tree::new(), Default::default());
+            let mut rest = html;
+            while !rest.is_empty() {
+                let mut n = slice.min(rest.len());
+                while !rest.is_char_boundary(n) {
+                    n += 1;
+                }
+                parser.process(StrTendril::from_slice(&rest[..n]));
+                rest = &rest[n..];
+            }
+            parser.finish().written()
+        }
+    };
+}
+
+tree_of!(up_tree, upstream);
+tree_of!(pa_tree, patched);
 
 /// The text of a page: its character tokens, joined.
 fn text_of(html: &str) -> String {
@@ -275,6 +303,20 @@ fn check(name: &str, html: &str) -> bool {
                 .position(|(x, y)| x != y)
                 .unwrap_or(a.len().min(b.len()));
             eprintln!("{name} (slices of {slice} bytes): token {i} differs");
+            eprintln!("  upstream: {:?}", a.get(i));
+            eprintln!("  patched:  {:?}", b.get(i));
+            return false;
+        }
+    }
+    for slice in [usize::MAX, 16 * 1024, 7] {
+        let (a, b) = (up_tree(html, slice), pa_tree(html, slice));
+        if a != b {
+            let i = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            eprintln!("{name} (slices of {slice} bytes): tree line {i} differs");
             eprintln!("  upstream: {:?}", a.get(i));
             eprintln!("  patched:  {:?}", b.get(i));
             return false;
@@ -472,7 +514,7 @@ fn main() {
         }
     }
     println!(
-        "{} files, {generated_pages} generated pages and texts, {wide_pages} pages of wide tags and {tag_pages} of tags as pages write them (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; languages: samples of each text): {failed} that differ",
+        "{} files, {generated_pages} generated pages and texts, {wide_pages} pages of wide tags and {tag_pages} of tags as pages write them (tokens: each page fed whole and in slices of 16 KiB and 1, 2, 3, 5, 7 bytes; trees: whole, 16 KiB and 7 bytes; languages: samples of each text): {failed} that differ",
         files.len()
     );
     std::process::exit(i32::from(failed > 0));

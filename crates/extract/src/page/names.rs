@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use canopy_dom::{is_taxonomy_class, Document, NodeId};
+use canopy_dom::{is_taxonomy_class, local_name, Document, NodeId};
 use rustc_hash::FxHashMap;
 
 /// Most words taken from one element's names: a utility-class soup
@@ -45,8 +45,8 @@ const MAX_NAME_WEIGHT: f64 = 3.0;
 /// `category-*`), as the DOM's drop list skips them, are left out.
 pub(crate) fn name_words(doc: &Document, n: NodeId, out: &mut Vec<String>) {
     out.clear();
-    let id = doc.attr(n, "id").unwrap_or("");
-    let class = doc.attr(n, "class").unwrap_or("");
+    let id = doc.attr_named(n, &local_name!("id")).unwrap_or("");
+    let class = doc.attr_named(n, &local_name!("class")).unwrap_or("");
     let tokens = std::iter::once(id).chain(
         class
             .split_ascii_whitespace()
@@ -486,10 +486,10 @@ mod tests {
             &DomOptions::default(),
         );
         let entry = (0..doc.len())
-            .find(|&n| doc.attr(n, "class") == Some("entry-content"))
+            .find(|&n| doc.attr_named(n, &local_name!("class")) == Some("entry-content"))
             .unwrap();
         let share = (0..doc.len())
-            .find(|&n| doc.attr(n, "class") == Some("share-bar"))
+            .find(|&n| doc.attr_named(n, &local_name!("class")) == Some("share-bar"))
             .unwrap();
         let mut site = SiteEvidence::default();
         site.add_page(&doc, &[entry], &|n| !doc.contains(share, n));

@@ -1,7 +1,7 @@
 //! Blocks that are not the article by their role: what the page's markup
 //! says an element is for (HTML's sectioning elements, ARIA roles, names).
 
-use canopy_dom::{has_token, marks_main_content, Document, NodeId};
+use canopy_dom::{has_token, local_name, marks_main_content, Document, NodeId};
 use rustc_hash::FxHashMap;
 
 use super::names::{NameScratch, Prior};
@@ -18,12 +18,12 @@ pub(crate) fn is_page_furniture(doc: &Document, n: NodeId) -> bool {
         return true;
     }
     if doc
-        .attr(n, "aria-modal")
+        .attr_named(n, &local_name!("aria-modal"))
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
     {
         return true;
     }
-    doc.attr(n, "role").is_some_and(|role| {
+    doc.attr_named(n, &local_name!("role")).is_some_and(|role| {
         role.split_ascii_whitespace().any(|r| {
             matches!(
                 r.to_ascii_lowercase().as_str(),
@@ -43,7 +43,7 @@ pub(crate) fn is_page_furniture(doc: &Document, n: NodeId) -> bool {
 /// (a creative work's text).
 pub(crate) fn is_content_element(doc: &Document, n: NodeId) -> bool {
     marks_main_content(doc.tag(n), |a| doc.attr(n, a))
-        || has_token(doc.attr(n, "itemprop"), &["text"])
+        || has_token(doc.attr_named(n, &local_name!("itemprop")), &["text"])
 }
 
 /// Most of the page's prose a box named for a role holds: less than
@@ -131,7 +131,10 @@ impl Roles {
 
 /// An element's shape: its tag and class attribute.
 fn shape(doc: &Document, n: NodeId) -> (&str, &str) {
-    (doc.tag(n), doc.attr(n, "class").unwrap_or(""))
+    (
+        doc.tag(n),
+        doc.attr_named(n, &local_name!("class")).unwrap_or(""),
+    )
 }
 
 /// Fewest items a list of teasers has.

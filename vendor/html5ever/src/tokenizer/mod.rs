@@ -413,6 +413,11 @@ impl<Sink: TokenSink> Tokenizer<Sink> {
         let scan = scan_plain_tag(front.as_bytes(), skip, kind, &mut attrs)?;
 
         self.discard_tag();
+        // The tag's attributes are counted: one allocation of their size,
+        // not a vector grown from four as they are pushed.
+        if !attrs.is_empty() {
+            self.current_tag_attrs.borrow_mut().reserve_exact(attrs.len());
+        }
         self.current_tag_kind.set(scan.kind);
         self.current_tag_name
             .borrow_mut()

@@ -25,7 +25,6 @@ use crate::tokenizer::{Doctype, EndTag, StartTag, Tag, TokenSink, TokenSinkResul
 
 use std::borrow::Cow::{self, Borrowed};
 use std::cell::{Cell, Ref, RefCell};
-use std::collections::VecDeque;
 use std::iter::{Enumerate, Rev};
 use std::{fmt, slice};
 
@@ -330,9 +329,13 @@ where
     }
 
     fn process_to_completion(&self, mut token: Token) -> TokenSinkResult<Handle> {
-        // Queue of additional tokens yet to be processed.
+        // The token yet to be processed after this one: the rest of a run of
+        // characters split at its leading white space. Canopy's patch: an
+        // `Option`, where upstream has a `VecDeque` made and dropped for
+        // every token; there is never more than one (only a `NotSplit` run
+        // is split, and its first part is split or not, never again).
         // This stays empty in the common case where we don't split whitespace.
-        let mut more_tokens = VecDeque::new();
+        let mut more_tokens: Option<Token> = None;
 
         loop {
             let should_have_acknowledged_self_closing_flag = matches!(
@@ -355,13 +358,13 @@ where
                         self.sink
                             .parse_error(Borrowed("Unacknowledged self-closing tag"));
                     }
-                    let Some(new_token) = more_tokens.pop_front() else {
+                    let Some(new_token) = more_tokens.take() else {
                         return tokenizer::TokenSinkResult::Continue;
                     };
                     token = new_token;
                 },
                 ProcessResult::DoneAckSelfClosing => {
-                    let Some(new_token) = more_tokens.pop_front() else {
+                    let Some(new_token) = more_tokens.take() else {
                         return tokenizer::TokenSinkResult::Continue;
                     };
                     token = new_token;
@@ -386,19 +389,20 @@ where
                     token = Token::Characters(status, first);
 
                     if buf.len32() > 0 {
-                        more_tokens.push_back(Token::Characters(SplitStatus::NotSplit, buf));
+                        assert!(more_tokens.is_none());
+                        more_tokens = Some(Token::Characters(SplitStatus::NotSplit, buf));
                     }
                 },
                 ProcessResult::Script(node) => {
-                    assert!(more_tokens.is_empty());
+                    assert!(more_tokens.is_none());
                     return tokenizer::TokenSinkResult::Script(node);
                 },
                 ProcessResult::ToPlaintext => {
-                    assert!(more_tokens.is_empty());
+                    assert!(more_tokens.is_none());
                     return tokenizer::TokenSinkResult::Plaintext;
                 },
                 ProcessResult::ToRawData(k) => {
-                    assert!(more_tokens.is_empty());
+                    assert!(more_tokens.is_none());
                     return tokenizer::TokenSinkResult::RawData(k);
                 },
                 ProcessResult::EncodingIndicator(encoding) => {

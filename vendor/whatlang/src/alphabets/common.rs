@@ -46,6 +46,13 @@ pub fn generic_alphabet_calculate_scores(
     // score of each character.
     let mut char_scores = vec![0; chars.len()];
     let mut max_raw_score = 0;
+    // Canopy's patch: an ASCII character's position is read from a table
+    // (the alphabets' ASCII letters sort first), others are searched as
+    // before: the search was half of a detection's alphabet step.
+    let mut ascii_positions = [usize::MAX; 128];
+    for (position, &ch) in chars.iter().enumerate().take_while(|(_, ch)| ch.is_ascii()) {
+        ascii_positions[ch as usize] = position;
+    }
     // iterate over the text and scores characters.
     for ch in text.chars() {
         if is_stop_char(ch) {
@@ -54,7 +61,12 @@ pub fn generic_alphabet_calculate_scores(
 
         max_raw_score += 1;
 
-        if let Ok(position) = chars.binary_search(&ch) {
+        let position = if ch.is_ascii() {
+            Some(ascii_positions[ch as usize]).filter(|&p| p != usize::MAX)
+        } else {
+            chars.binary_search(&ch).ok()
+        };
+        if let Some(position) = position {
             // add 2 and remove max_raw_score at the end,
             // to keep the score interval of -max_raw_score..max_raw_score
             char_scores[position] += 2;

@@ -1,6 +1,6 @@
 use hashbrown::HashMap;
 
-use super::utils::{TrigramsWithPositions, get_trigrams_with_positions};
+use super::utils::get_ranked_trigrams;
 use super::{ARABIC_LANGS, CYRILLIC_LANGS, DEVANAGARI_LANGS, HEBREW_LANGS, LATIN_LANGS};
 #[cfg(test)]
 use super::LangProfile;
@@ -69,20 +69,20 @@ fn calculate_scores_in_profiles(
 ) -> RawOutcome {
     let mut lang_distances: Vec<(Lang, u32)> = vec![];
 
-    let TrigramsWithPositions {
-        trigram_positions, ..
-    } = get_trigrams_with_positions(&text.lowercase());
-    let unique_trigrams_count = trigram_positions.len();
+    // Canopy's patch: the text's trigrams by rank (a trigram's index is its
+    // position), not a map of their positions.
+    let ranked = get_ranked_trigrams(&text.lowercase());
+    let unique_trigrams_count = ranked.len();
 
     // Canopy's patch: every profile's distance in one pass over the text's
     // trigrams, through the profiles' inverted index, instead of a lookup of
     // each of every profile's trigrams in the text's (the same sums).
-    let sums = profile_sums(lang_profile_list, &trigram_positions);
+    let sums = profile_sums(lang_profile_list, &ranked);
     for (&(lang, _), &sum) in lang_profile_list.iter().zip(&sums) {
         if !filter_list.is_allowed(lang) {
             continue;
         }
-        let dist = finish_distance(sum, &trigram_positions);
+        let dist = finish_distance(sum, unique_trigrams_count);
         lang_distances.push(((lang), dist));
     }
 
@@ -132,14 +132,14 @@ fn profile_index(lang_profile_list: LangProfileList) -> &'static ProfileIndex {
 /// it has (wrapping, as that sum's `u32` additions in a release build).
 fn profile_sums(
     lang_profile_list: LangProfileList,
-    text_trigrams: &HashMap<Trigram, u32>,
+    ranked: &[Trigram],
 ) -> Vec<u32> {
     let mut sums: Vec<u32> = lang_profile_list
         .iter()
         .map(|(_, lang_trigrams)| (lang_trigrams.len() as u32).wrapping_mul(MAX_TRIGRAM_DISTANCE))
         .collect();
     let index = profile_index(lang_profile_list);
-    for (trigram, &n) in text_trigrams {
+    for (n, trigram) in ranked.iter().enumerate() {
         if let Some(postings) = index.get(trigram) {
             for &(l, i) in postings {
                 let dist = (n as i32 - i32::from(i)).unsigned_abs();
@@ -154,8 +154,8 @@ fn profile_sums(
 /// Canopy's patch: `calculate_distance`'s last steps, on the sum of
 /// [`profile_sums`].
 #[inline]
-fn finish_distance(mut total_dist: u32, text_trigrams: &HashMap<Trigram, u32>) -> u32 {
-    let count = text_trigrams.len() as u32;
+fn finish_distance(mut total_dist: u32, unique_trigrams_count: usize) -> u32 {
+    let count = unique_trigrams_count as u32;
 
     if MAX_TRIGRAM_DISTANCE > count {
         let delta = MAX_TRIGRAM_DISTANCE - count;
