@@ -48,7 +48,7 @@ pub fn generic_alphabet_calculate_scores(
     let mut max_raw_score = 0;
     // Canopy's patch: an ASCII character's position is read from a table
     // (the alphabets' ASCII letters sort first), others are searched as
-    // before: the search was half of a detection's alphabet step.
+    // before: the search was two fifths of the alphabet step's instructions.
     let mut ascii_positions = [usize::MAX; 128];
     for (position, &ch) in chars.iter().enumerate().take_while(|(_, ch)| ch.is_ascii()) {
         ascii_positions[ch as usize] = position;
