@@ -4,7 +4,8 @@
 //! A partition's content is decided by its input list (each file's path as
 //! given, size and modification time: a file rewritten or touched counts
 //! as another), the shape (W ranks, B buckets), the settings that change
-//! what is spilled (the config's `[ingest]` table) and Canopy's version.
+//! what is spilled (the config's `[ingest]` table), Canopy's version and
+//! the layout of the folder's files ([`crate::WORK_FORMAT`]).
 //! The first rank to start writes them as `WORK/fingerprint.json`
 //! ([`claim_work`], never over another's), a rank given anything else is
 //! refused, and every rank marker carries the digest of the whole
@@ -63,6 +64,10 @@ impl InputFile {
 pub struct WorkFingerprint {
     /// Canopy's version.
     pub canopy: String,
+    /// The layout of the folder's frames and index lines
+    /// ([`crate::WORK_FORMAT`]); 0 when the fingerprint predates it.
+    #[serde(default)]
+    pub format: u32,
     pub world_size: u32,
     pub buckets: u32,
     /// The settings that change what is spilled, by name.
@@ -101,6 +106,12 @@ impl WorkFingerprint {
     /// `theirs` the one a command was given), the most telling first.
     pub fn differences(&self, theirs: &WorkFingerprint) -> Vec<String> {
         let mut out = Vec::new();
+        if self.format != theirs.format {
+            out.push(format!(
+                "work-folder format {} (work folder) vs {} (given)",
+                self.format, theirs.format
+            ));
+        }
         if self.world_size != theirs.world_size {
             out.push(format!(
                 "--world-size {} (work folder) vs {} (given)",
@@ -273,6 +284,7 @@ mod tests {
     fn fp(inputs: &[(&str, u64)]) -> WorkFingerprint {
         WorkFingerprint {
             canopy: "0.1.0".into(),
+            format: crate::WORK_FORMAT,
             world_size: 2,
             buckets: 4,
             settings: serde_json::json!({"ingest": {"max_page_bytes": 10}}),

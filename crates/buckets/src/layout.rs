@@ -317,6 +317,15 @@ pub fn complete_layout(work: &Path) -> Result<Partition, LayoutError> {
             work.display()
         ))
     })?;
+    if fingerprint.format != crate::WORK_FORMAT {
+        return Err(LayoutError::Mismatch(format!(
+            "{} holds work-folder format {}, written by another canopy; this one reads \
+             format {}: partition again into a fresh work folder",
+            work.display(),
+            fingerprint.format,
+            crate::WORK_FORMAT
+        )));
+    }
     let digest = fingerprint.digest();
     let foreign: Vec<String> = markers
         .iter()
@@ -432,6 +441,7 @@ mod tests {
         assert!(err.to_string().contains("has no fingerprint.json"), "{err}");
         let fingerprint = WorkFingerprint {
             canopy: "0.1.0".into(),
+            format: crate::WORK_FORMAT,
             world_size: 3,
             buckets: 8,
             settings: Value::Null,
@@ -477,5 +487,49 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(left, ["mine"]);
+    }
+
+    #[test]
+    fn a_folder_of_another_layout_is_refused_by_its_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path();
+        let ours = WorkFingerprint {
+            canopy: "0.1.0".into(),
+            format: crate::WORK_FORMAT,
+            world_size: 1,
+            buckets: 1,
+            settings: Value::Null,
+            inputs: Vec::new(),
+        };
+        // What a canopy that did not number its layout wrote: no `format`.
+        let mut old = serde_json::to_value(&ours).unwrap();
+        old.as_object_mut().unwrap().remove("format");
+        std::fs::write(work.join(FINGERPRINT), old.to_string()).unwrap();
+        let theirs = read_work_fingerprint(work).unwrap().unwrap();
+        assert_eq!(theirs.format, 0);
+        let m = RankMarker {
+            work: theirs.digest(),
+            share: theirs.share_digest(0),
+            ..marker(0, 1, 1)
+        };
+        write_rank_marker(work, &m, Durability::Unsynced).unwrap();
+        let err = complete_layout(work).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "work-folder format 0, written by another canopy; this one reads format {}",
+                crate::WORK_FORMAT
+            )),
+            "{err}"
+        );
+        let err = crate::claim_work(work, &ours, Durability::Unsynced)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "work-folder format 0 (work folder) vs {} (given)",
+                crate::WORK_FORMAT
+            )),
+            "{err}"
+        );
     }
 }

@@ -32,6 +32,7 @@ mod reader;
 mod writer;
 
 pub use fingerprint::{claim_work, read_work_fingerprint, InputFile, WorkFingerprint, FINGERPRINT};
+pub use frame::WORK_FORMAT;
 pub use layout::{
     bucket_dir, bucket_out_dir, check_layout, clear_work, complete_layout, read_bucket_marker,
     read_rank_marker, write_bucket_marker, write_rank_marker, BucketMarker, Layout, LayoutError,

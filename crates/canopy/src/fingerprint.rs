@@ -21,6 +21,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub fn work_fingerprint(files: &[PathBuf], layout: Layout, config: &Config) -> WorkFingerprint {
     WorkFingerprint {
         canopy: VERSION.to_string(),
+        format: canopy_buckets::WORK_FORMAT,
         world_size: layout.world_size,
         buckets: layout.buckets,
         settings: serde_json::json!({ "ingest": config.ingest }),
