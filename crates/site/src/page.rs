@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use canopy_dom::Document;
-use canopy_signifiers::{detect_language, Language, PageLanguage};
+use canopy_forest::NodeTerms;
+use canopy_signifiers::{detect_language, Analyzer, Language, PageLanguage, Stems, TermId};
 use canopy_types::{FeedItem, PageRecord};
 
 /// A parsed page with what every method needs.
@@ -19,10 +20,23 @@ pub struct Page<'f> {
     pub lang: PageLanguage,
     /// The language its terms are analysed in ([`Page::analysis`]).
     analysis: OnceLock<Language>,
+    /// Its body's terms, once a small cluster has counted it in its idf
+    /// ([`Page::body_terms`]).
+    body_terms: OnceLock<BodyTerms>,
     pub feed: Option<&'f FeedItem>,
     /// Time spent on this page so far (its parse); its extraction gets
     /// what is left of the page budget.
     pub spent: Duration,
+}
+
+/// The terms of a page's body, with ids of the page's own: what the idf of
+/// a small cluster of its site counts of it ([`Page::body_terms`]).
+pub struct BodyTerms {
+    /// The body's terms in text order, as ids into `stems`.
+    pub bag: Vec<u32>,
+    /// The stems of the page's ids, in order of first appearance over the
+    /// whole page (as [`Page::terms`] gives them).
+    pub stems: Stems,
 }
 
 impl<'f> Page<'f> {
@@ -42,6 +56,7 @@ impl<'f> Page<'f> {
             doc,
             lang,
             analysis: OnceLock::new(),
+            body_terms: OnceLock::new(),
             feed,
             spent,
         }
@@ -64,6 +79,38 @@ impl<'f> Page<'f> {
                 .take(2000)
                 .collect();
             detect_language(doc.lang(), &sample)
+        })
+    }
+
+    /// The terms of each of its text nodes, with ids of its own (0, 1, …
+    /// in order of first appearance), and the stems of those ids: analysed
+    /// by this thread's analyzer, whose ids mean nothing elsewhere.
+    pub fn terms(&self) -> (NodeTerms, Stems) {
+        Analyzer::with_thread_analyzer(|analyzer| {
+            let mut buf: Vec<TermId> = Vec::new();
+            let mut terms = NodeTerms::build(&self.doc, |text, out| {
+                buf.clear();
+                analyzer.analyze(text, self.analysis(), &mut buf);
+                out.extend(buf.iter().map(|t| t.0));
+            });
+            let stems = analyzer.stems(terms.renumber().into_iter().map(TermId));
+            (terms, stems)
+        })
+    }
+
+    /// Its body's terms, analysed the first time a small cluster of its
+    /// site counts it in its idf and kept for the next: each of a site's
+    /// small clusters counts up to `BACKGROUND_PAGES` of the site's other
+    /// pages, so a site of many small clusters would analyse each page
+    /// once for every cluster that counts it.
+    pub fn body_terms(&self) -> &BodyTerms {
+        self.body_terms.get_or_init(|| {
+            let (terms, stems) = self.terms();
+            let body = self.doc.body();
+            BodyTerms {
+                bag: terms.of_range(body, self.doc.node(body).end).to_vec(),
+                stems,
+            }
         })
     }
 }

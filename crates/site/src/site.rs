@@ -680,41 +680,33 @@ fn learn(
     // cluster, and no result depends on their values.
     let mut analyzer = Analyzer::new();
     // The pages are analyzed in parallel (else this is a large site's
-    // longest serial step), each by its thread's analyzer, then take the
-    // cluster analyzer's ids page after page: the ids one pass would give.
-    let all: Vec<&Page<'_>> = pages.iter().chain(background).copied().collect();
-    let analyzed: Vec<(NodeTerms, Stems)> = backlog.map(&all, |p| {
-        Analyzer::with_thread_analyzer(|thread_analyzer| {
-            let mut buf: Vec<TermId> = Vec::new();
-            let mut terms = NodeTerms::build(&p.doc, |text, out| {
-                buf.clear();
-                thread_analyzer.analyze(text, p.analysis(), &mut buf);
-                out.extend(buf.iter().map(|t| t.0));
-            });
-            let stems = thread_analyzer.stems(terms.renumber().into_iter().map(TermId));
-            (terms, stems)
-        })
+    // longest serial step), each with ids of its own, then take the
+    // cluster analyzer's ids page after page, the cluster's pages first:
+    // the ids one pass would give. A background page's body terms are kept
+    // on the page for the site's next small cluster.
+    let analyzed: Vec<(NodeTerms, Stems)> = backlog.map(pages, |p| p.terms());
+    backlog.map(background, |p| {
+        p.body_terms();
     });
-    let mut terms: Vec<NodeTerms> = analyzed
-        .into_iter()
-        .map(|(mut terms, stems)| {
-            let ids = analyzer.adopt(&stems);
-            terms.remap(|t| ids[t as usize].0);
-            terms
-        })
-        .collect();
-    let bags: Vec<Vec<TermId>> = all
-        .iter()
-        .zip(&terms)
-        .map(|(p, t)| {
-            let body = p.doc.body();
+    let mut terms = Vec::with_capacity(pages.len());
+    let mut bags: Vec<Vec<TermId>> = Vec::with_capacity(pages.len() + background.len());
+    for (p, (mut t, stems)) in pages.iter().zip(analyzed) {
+        let ids = analyzer.adopt(&stems);
+        t.remap(|t| ids[t as usize].0);
+        let body = p.doc.body();
+        bags.push(
             t.of_range(body, p.doc.node(body).end)
                 .iter()
                 .map(|&i| TermId(i))
-                .collect()
-        })
-        .collect();
-    terms.truncate(pages.len());
+                .collect(),
+        );
+        terms.push(t);
+    }
+    for p in background {
+        let body = p.body_terms();
+        let ids = analyzer.adopt(&body.stems);
+        bags.push(body.bag.iter().map(|&t| ids[t as usize]).collect());
+    }
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
     let (bag_refs, background_bags) = bag_refs.split_at(pages.len());
     let mut tfidf = top_k_tfidf_among(bag_refs, background_bags, &analyzer, settings.top_k);
@@ -1255,6 +1247,59 @@ mod tests {
         let held: Vec<&crate::page::Page<'_>> = pages.iter().collect();
         let backlog = crate::backlog::Backlog::default();
         super::learn(&held, &[], &default_settings(), &backlog).unwrap()
+    }
+
+    /// A small cluster's idf counts up to `BACKGROUND_PAGES` of the site's
+    /// other pages by their body's terms, analysed the first time and kept
+    /// on the page: the site's next small cluster reads them from there
+    /// and learns what pages analysed afresh would teach it.
+    #[test]
+    fn a_small_clusters_background_pages_are_analysed_once_and_count_the_same() {
+        use crate::page::Page;
+        let ids = [
+            "big9-00101",
+            "big9-00107",
+            "big9-00001",
+            "big9-00002",
+            "big9-00003",
+            "big9-00004",
+            "big9-00016",
+            "big9-00017",
+        ];
+        let pages: Vec<Page<'_>> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| corpus_page("big9", id, i))
+            .collect();
+        let (cluster, background) = pages.split_at(2);
+        let cluster: Vec<&Page<'_>> = cluster.iter().collect();
+        let background: Vec<&Page<'_>> = background.iter().collect();
+        let (settings, backlog) = (default_settings(), crate::backlog::Backlog::default());
+        let cold = super::learn(&cluster, &background, &settings, &backlog).unwrap();
+        let warm = super::learn(&cluster, &background, &settings, &backlog).unwrap();
+        assert_eq!(cold, warm);
+        // The background counts: without it the idf is the two pages'.
+        let alone = super::learn(&cluster, &[], &settings, &backlog).unwrap();
+        assert_ne!(cold.relevance, alone.relevance);
+        for p in &background {
+            assert!(
+                std::ptr::eq(p.body_terms(), p.body_terms()),
+                "kept, not analysed again"
+            );
+            let kept = p.body_terms();
+            let kept_stems: Vec<&str> = kept.stems.iter().collect();
+            let (terms, stems) = p.terms();
+            let stems: Vec<&str> = stems.iter().collect();
+            let body = p.doc.body();
+            let fresh: Vec<&str> = terms
+                .of_range(body, p.doc.node(body).end)
+                .iter()
+                .map(|&t| stems[t as usize])
+                .collect();
+            let kept_bag: Vec<&str> = kept.bag.iter().map(|&t| kept_stems[t as usize]).collect();
+            assert!(!fresh.is_empty());
+            assert_eq!(kept_bag, fresh);
+        }
     }
 
     /// An old layout's column is a `<font>` closed while its last
