@@ -180,6 +180,11 @@ impl Analyzer {
         })
     }
 
+    /// The id of `stem`, if this analyzer has given it out.
+    pub fn id_of(&self, stem: &str) -> Option<TermId> {
+        self.interner.ids.get(stem).copied()
+    }
+
     /// Number of distinct terms given out so far (ids are `0..num_terms`).
     pub(crate) fn num_terms(&self) -> usize {
         self.interner.terms.len()
@@ -193,6 +198,17 @@ pub struct Stems {
     text: String,
     /// Where each stem ends in `text`.
     ends: Vec<usize>,
+}
+
+impl<'a> FromIterator<&'a str> for Stems {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(stems: I) -> Stems {
+        let mut out = Stems::default();
+        for stem in stems {
+            out.text.push_str(stem);
+            out.ends.push(out.text.len());
+        }
+        out
+    }
 }
 
 impl Stems {

@@ -84,4 +84,4 @@ pub use analyzer::{is_cjk, keep as keep_token, Analyzer, Stems, TermId, MAX_TOKE
 pub use language::{
     declared_code, detect_language, page_language, whatlang_code, Language, PageLanguage,
 };
-pub use tfidf::{top_k_tfidf, top_k_tfidf_among};
+pub use tfidf::{top_k_tfidf, top_k_tfidf_among, Background};

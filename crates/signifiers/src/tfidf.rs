@@ -18,7 +18,48 @@ use crate::analyzer::{Analyzer, TermId};
 ///
 /// If a page holds a [`TermId`] that `analyzer` did not give out.
 pub fn top_k_tfidf(pages: &[&[TermId]], analyzer: &Analyzer, k: usize) -> Vec<Vec<(TermId, f64)>> {
-    top_k_tfidf_among(pages, &[], analyzer, k)
+    top_k_tfidf_among(pages, &Background::default(), analyzer, k)
+}
+
+/// Pages that count in a cluster's document frequencies without being
+/// ranked (other pages of the same site: [`top_k_tfidf_among`]): how many
+/// there are, and on how many of them each of an analyzer's terms occurs.
+/// Only the terms of the ranked pages are ever looked up, so the
+/// background's own vocabulary need not be interned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Background {
+    /// How many background pages there are.
+    pub pages: usize,
+    /// `df[t]`: on how many of them term `t` occurs (a term past the end:
+    /// on none).
+    pub df: Vec<u32>,
+}
+
+impl Background {
+    /// The background of the pages whose bags are `bags`.
+    pub fn of_bags(bags: &[&[TermId]]) -> Background {
+        let mut background = Background::default();
+        for bag in bags {
+            background.add_page(count_terms(bag).into_iter().map(|(t, _)| t));
+        }
+        background
+    }
+
+    /// Counts one page more, whose distinct terms are `terms`.
+    pub fn add_page(&mut self, terms: impl IntoIterator<Item = TermId>) {
+        self.pages += 1;
+        for TermId(t) in terms {
+            let t = t as usize;
+            if self.df.len() <= t {
+                self.df.resize(t + 1, 0);
+            }
+            self.df[t] += 1;
+        }
+    }
+
+    fn df(&self, t: TermId) -> u32 {
+        self.df.get(t.0 as usize).copied().unwrap_or(0)
+    }
 }
 
 /// [`top_k_tfidf`] with document frequencies counted over `pages` and
@@ -29,23 +70,24 @@ pub fn top_k_tfidf(pages: &[&[TermId]], analyzer: &Analyzer, k: usize) -> Vec<Ve
 /// Only `pages` are ranked.
 pub fn top_k_tfidf_among(
     pages: &[&[TermId]],
-    background: &[&[TermId]],
+    background: &Background,
     analyzer: &Analyzer,
     k: usize,
 ) -> Vec<Vec<(TermId, f64)>> {
     // Each page's (term, count), sorted by term id.
     let counts: Vec<Vec<(TermId, u32)>> = pages.iter().map(|page| count_terms(page)).collect();
 
-    let background: Vec<Vec<(TermId, u32)>> =
-        background.iter().map(|page| count_terms(page)).collect();
     let mut df = vec![0u32; analyzer.num_terms()];
-    for page in counts.iter().chain(&background) {
+    for page in &counts {
         for &(term, _) in page {
             df[term.0 as usize] += 1;
         }
     }
+    for (t, d) in df.iter_mut().enumerate() {
+        *d += background.df(TermId(t as u32));
+    }
 
-    let n = (pages.len() + background.len()) as f64;
+    let n = (pages.len() + background.pages) as f64;
     counts
         .iter()
         .zip(pages)
@@ -121,8 +163,8 @@ mod tests {
         let top = |ranked: &[(TermId, f64)]| analyzer.term(ranked[0].0).to_string();
         let alone = top_k_tfidf(&[&a, &b], &analyzer, 1);
         assert_ne!(top(&alone[0]), "storm");
-        let background: Vec<&[TermId]> = others.iter().map(Vec::as_slice).collect();
-        let among = top_k_tfidf_among(&[&a, &b], &background, &analyzer, 1);
+        let others: Vec<&[TermId]> = others.iter().map(Vec::as_slice).collect();
+        let among = top_k_tfidf_among(&[&a, &b], &Background::of_bags(&others), &analyzer, 1);
         assert_eq!(top(&among[0]), "storm");
         assert_eq!(top(&among[1]), "storm");
     }

@@ -20,23 +20,13 @@ pub struct Page<'f> {
     pub lang: PageLanguage,
     /// The language its terms are analysed in ([`Page::analysis`]).
     analysis: OnceLock<Language>,
-    /// Its body's terms, once a small cluster has counted it in its idf
+    /// Its body's distinct stems, once a small cluster has counted it in its idf
     /// ([`Page::body_terms`]).
-    body_terms: OnceLock<BodyTerms>,
+    body_terms: OnceLock<Stems>,
     pub feed: Option<&'f FeedItem>,
     /// Time spent on this page so far (its parse); its extraction gets
     /// what is left of the page budget.
     pub spent: Duration,
-}
-
-/// The terms of a page's body, with ids of the page's own: what the idf of
-/// a small cluster of its site counts of it ([`Page::body_terms`]).
-pub struct BodyTerms {
-    /// The body's terms in text order, as ids into `stems`.
-    pub bag: Vec<u32>,
-    /// The stems of the page's ids, in order of first appearance over the
-    /// whole page (as [`Page::terms`] gives them).
-    pub stems: Stems,
 }
 
 impl<'f> Page<'f> {
@@ -98,19 +88,20 @@ impl<'f> Page<'f> {
         })
     }
 
-    /// Its body's terms, analysed the first time a small cluster of its
-    /// site counts it in its idf and kept for the next: each of a site's
-    /// small clusters counts up to `BACKGROUND_PAGES` of the site's other
-    /// pages, so a site of many small clusters would analyse each page
-    /// once for every cluster that counts it.
-    pub fn body_terms(&self) -> &BodyTerms {
+    /// The distinct stems of its body, analysed the first time a small
+    /// cluster of its site counts it in its idf and kept for the next:
+    /// each of a site's small clusters counts up to `BACKGROUND_PAGES` of
+    /// the site's other pages, so a site of many small clusters would
+    /// analyse each page once for every cluster that counts it.
+    pub fn body_terms(&self) -> &Stems {
         self.body_terms.get_or_init(|| {
             let (terms, stems) = self.terms();
+            let stems: Vec<&str> = stems.iter().collect();
             let body = self.doc.body();
-            BodyTerms {
-                bag: terms.of_range(body, self.doc.node(body).end).to_vec(),
-                stems,
-            }
+            let mut ids = terms.of_range(body, self.doc.node(body).end).to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            Stems::from_iter(ids.iter().map(|&t| stems[t as usize]))
         })
     }
 }

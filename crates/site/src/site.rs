@@ -27,7 +27,7 @@ use canopy_metadata::{article_heading, base_url, Capture, PageMeta};
 use canopy_output::SummaryRow;
 use canopy_render::CleanTree;
 use canopy_signifiers::{
-    top_k_tfidf, top_k_tfidf_among, Analyzer, Language, PageLanguage, Stems, TermId,
+    top_k_tfidf, top_k_tfidf_among, Analyzer, Background, Language, PageLanguage, Stems, TermId,
 };
 use canopy_types::{Article, FeedItem, PageRecord, Reject, WrapperRecord, WrapperStatus};
 
@@ -681,15 +681,10 @@ fn learn(
     let mut analyzer = Analyzer::new();
     // The pages are analyzed in parallel (else this is a large site's
     // longest serial step), each with ids of its own, then take the
-    // cluster analyzer's ids page after page, the cluster's pages first:
-    // the ids one pass would give. A background page's body terms are kept
-    // on the page for the site's next small cluster.
+    // cluster analyzer's ids page after page: the ids one pass would give.
     let analyzed: Vec<(NodeTerms, Stems)> = backlog.map(pages, |p| p.terms());
-    backlog.map(background, |p| {
-        p.body_terms();
-    });
     let mut terms = Vec::with_capacity(pages.len());
-    let mut bags: Vec<Vec<TermId>> = Vec::with_capacity(pages.len() + background.len());
+    let mut bags: Vec<Vec<TermId>> = Vec::with_capacity(pages.len());
     for (p, (mut t, stems)) in pages.iter().zip(analyzed) {
         let ids = analyzer.adopt(&stems);
         t.remap(|t| ids[t as usize].0);
@@ -702,14 +697,18 @@ fn learn(
         );
         terms.push(t);
     }
+    // The background pages count only where they share the cluster's terms:
+    // their body's stems (kept on each page for the site's next small
+    // cluster) are looked up, not interned.
+    backlog.map(background, |p| {
+        p.body_terms();
+    });
+    let mut others = Background::default();
     for p in background {
-        let body = p.body_terms();
-        let ids = analyzer.adopt(&body.stems);
-        bags.push(body.bag.iter().map(|&t| ids[t as usize]).collect());
+        others.add_page(p.body_terms().iter().filter_map(|s| analyzer.id_of(s)));
     }
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
-    let (bag_refs, background_bags) = bag_refs.split_at(pages.len());
-    let mut tfidf = top_k_tfidf_among(bag_refs, background_bags, &analyzer, settings.top_k);
+    let mut tfidf = top_k_tfidf_among(&bag_refs, &others, &analyzer, settings.top_k);
     // A page all of whose terms occur on every sibling (a duplicate, or a
     // near-empty page) has no tf-idf signifier; rank its terms by tf alone,
     // as for a single page.
@@ -1250,9 +1249,9 @@ mod tests {
     }
 
     /// A small cluster's idf counts up to `BACKGROUND_PAGES` of the site's
-    /// other pages by their body's terms, analysed the first time and kept
-    /// on the page: the site's next small cluster reads them from there
-    /// and learns what pages analysed afresh would teach it.
+    /// other pages by their body's distinct stems, analysed the first time
+    /// and kept on the page: the site's next small cluster reads them from
+    /// there and learns what pages analysed afresh would teach it.
     #[test]
     fn a_small_clusters_background_pages_are_analysed_once_and_count_the_same() {
         use crate::page::Page;
@@ -1286,19 +1285,18 @@ mod tests {
                 std::ptr::eq(p.body_terms(), p.body_terms()),
                 "kept, not analysed again"
             );
-            let kept = p.body_terms();
-            let kept_stems: Vec<&str> = kept.stems.iter().collect();
+            let kept: std::collections::BTreeSet<&str> = p.body_terms().iter().collect();
             let (terms, stems) = p.terms();
             let stems: Vec<&str> = stems.iter().collect();
             let body = p.doc.body();
-            let fresh: Vec<&str> = terms
+            let fresh: std::collections::BTreeSet<&str> = terms
                 .of_range(body, p.doc.node(body).end)
                 .iter()
                 .map(|&t| stems[t as usize])
                 .collect();
-            let kept_bag: Vec<&str> = kept.bag.iter().map(|&t| kept_stems[t as usize]).collect();
             assert!(!fresh.is_empty());
-            assert_eq!(kept_bag, fresh);
+            assert_eq!(kept, fresh);
+            assert_eq!(p.body_terms().iter().count(), fresh.len(), "each stem once");
         }
     }
 
