@@ -20,9 +20,6 @@ pub struct Page<'f> {
     pub lang: PageLanguage,
     /// The language its terms are analysed in ([`Page::analysis`]).
     analysis: OnceLock<Language>,
-    /// Its body's distinct stems, once a small cluster has counted it in its idf
-    /// ([`Page::body_terms`]).
-    body_terms: OnceLock<Stems>,
     pub feed: Option<&'f FeedItem>,
     /// Time spent on this page so far (its parse); its extraction gets
     /// what is left of the page budget.
@@ -46,7 +43,6 @@ impl<'f> Page<'f> {
             doc,
             lang,
             analysis: OnceLock::new(),
-            body_terms: OnceLock::new(),
             feed,
             spent,
         }
@@ -88,20 +84,19 @@ impl<'f> Page<'f> {
         })
     }
 
-    /// The distinct stems of its body, analysed the first time a small
-    /// cluster of its site counts it in its idf and kept for the next:
-    /// each of a site's small clusters counts up to `BACKGROUND_PAGES` of
-    /// the site's other pages, so a site of many small clusters would
-    /// analyse each page once for every cluster that counts it.
-    pub fn body_terms(&self) -> &Stems {
-        self.body_terms.get_or_init(|| {
-            let (terms, stems) = self.terms();
-            let stems: Vec<&str> = stems.iter().collect();
-            let body = self.doc.body();
-            let mut ids = terms.of_range(body, self.doc.node(body).end).to_vec();
-            ids.sort_unstable();
-            ids.dedup();
-            Stems::from_iter(ids.iter().map(|&t| stems[t as usize]))
-        })
+    /// The distinct stems of its body, in order of first appearance: what
+    /// the idf of a small cluster of its site counts of it
+    /// ([`crate::pages::SitePages::body_stems`]).
+    pub fn body_stems(&self) -> Stems {
+        let (terms, stems) = self.terms();
+        let stems: Vec<&str> = stems.iter().collect();
+        let body = self.doc.body();
+        let mut seen = vec![false; stems.len()];
+        terms
+            .of_range(body, self.doc.node(body).end)
+            .iter()
+            .filter(|&&t| !std::mem::replace(&mut seen[t as usize], true))
+            .map(|&t| stems[t as usize])
+            .collect()
     }
 }

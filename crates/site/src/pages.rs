@@ -11,12 +11,13 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use canopy_buckets::{BucketReader, Entry, Item, Record};
 use canopy_cluster::{evenly_spaced, Signature};
 use canopy_dom::{Deadline, Document};
-use canopy_signifiers::page_language;
+use canopy_signifiers::{page_language, Stems};
 use canopy_types::{FeedItem, PageRecord, Reject};
 
 use crate::backlog::Backlog;
@@ -62,7 +63,17 @@ pub struct SitePages<'f> {
     feeds: &'f HashMap<String, FeedItem>,
     settings: &'f SiteSettings,
     backlog: &'f Backlog,
+    /// The body stems of the pages small clusters have counted in their
+    /// idf, by page ([`SitePages::body_stems`]).
+    body_stems: Mutex<HashMap<usize, Arc<Stems>>>,
 }
+
+/// Most pages whose body stems a site keeps ([`SitePages::body_stems`]):
+/// ≈ 5 KB each, so ≈ 5 MB a site at the most. The small clusters of a
+/// site count nearly the same evenly spaced pages, so a few hundred are
+/// kept on a site of thousands of small clusters; past the bound, a page
+/// is analysed again each time it is counted.
+const KEPT_BODY_STEMS: usize = 1024;
 
 impl<'f> SitePages<'f> {
     /// Parses a site's records (sorted by URL) and holds the pages. A page
@@ -96,6 +107,7 @@ impl<'f> SitePages<'f> {
             feeds,
             settings,
             backlog,
+            body_stems: Mutex::default(),
         }
     }
 
@@ -164,6 +176,7 @@ impl<'f> SitePages<'f> {
             feeds,
             settings,
             backlog,
+            body_stems: Mutex::default(),
         })
     }
 
@@ -224,6 +237,48 @@ impl<'f> SitePages<'f> {
                 .try_for_each(each),
             Source::Spilled(..) => self.read_again(indices, |page| f(&page), &mut each),
         }
+    }
+
+    /// The distinct stems of the bodies of the pages at `indices`, in that
+    /// order ([`Page::body_stems`]): what a small cluster's idf counts of the
+    /// site's other pages. Each of a site's small clusters counts up to
+    /// `BACKGROUND_PAGES` of them, so they are kept (up to
+    /// [`KEPT_BODY_STEMS`] pages) and a page is analysed, and read back
+    /// from disk on a large site, once rather than for every small cluster.
+    pub fn body_stems(&self, indices: &[usize]) -> io::Result<Vec<Arc<Stems>>> {
+        let missing: Vec<usize> = {
+            let kept = self.body_stems.lock().unwrap_or_else(|e| e.into_inner());
+            indices
+                .iter()
+                .copied()
+                .filter(|i| !kept.contains_key(i))
+                .collect()
+        };
+        let mut fresh = HashMap::new();
+        self.visit(
+            &missing,
+            |page| (page.index, Arc::new(page.body_stems())),
+            |(i, stems)| {
+                fresh.insert(i, stems);
+                Ok(())
+            },
+        )?;
+        let mut kept = self.body_stems.lock().unwrap_or_else(|e| e.into_inner());
+        let stems = indices
+            .iter()
+            .map(|i| {
+                kept.get(i)
+                    .or_else(|| fresh.get(i))
+                    .cloned()
+                    .ok_or_else(|| io::Error::other(format!("page {i} of the site was not read")))
+            })
+            .collect();
+        for (i, s) in fresh {
+            if kept.len() < KEPT_BODY_STEMS {
+                kept.insert(i, s);
+            }
+        }
+        stems
     }
 
     /// `f` of the pages at `indices` together.

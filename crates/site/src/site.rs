@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use canopy_buckets::{BucketReader, Entry};
 use canopy_cluster::{
@@ -302,7 +303,7 @@ fn text_chars(text: &str) -> Option<usize> {
 fn choose_wrapper(
     c: &ClusterPages<'_, '_>,
     known: &[&Page<'_>],
-    background: &[&Page<'_>],
+    background: &[Arc<Stems>],
     signatures: &[&Signature],
     residue: &Residue,
     settings: &SiteSettings,
@@ -435,56 +436,49 @@ fn process_cluster(
     // the pages learning read when they are all of the cluster's (with a
     // reused wrapper's selections from its drift check), else read back
     // a chunk at a time, once the learning sample is freed.
-    let background = background_pages(c, settings);
-    let (titles, residue, chosen, check, extracted) =
-        c.pages.with(&background, |background| {
-            c.pages.with(&known, |held| {
-                let titles: Vec<String> = held.iter().map(|p| raw_title(&p.doc)).collect();
-                let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
-                let residue = Residue::learn(&docs);
-                let sibling_titles: Vec<&str> = titles.iter().map(String::as_str).collect();
-                let mut chosen =
-                    choose_wrapper(c, held, background, &signatures, &residue, settings);
-                let check = match &chosen.wrapper {
-                    Some(w) if settings.validate => {
-                        Some(saved_check(&chosen).unwrap_or_else(|| {
-                            check_against_page_path(c, w, held, &sibling_titles, &residue, settings)
-                        }))
-                    }
-                    _ => None,
-                };
-                if check.as_ref().is_some_and(|c| !c.wrapper_serves()) {
-                    // The page-level path serves: a reused wrapper's selections are
-                    // not the articles.
-                    chosen.selections = Vec::new();
-                }
-                if known.len() < c.members.len() {
-                    // The sample's selections are not needed past here.
-                    chosen.selections = Vec::new();
-                    return (titles, residue, chosen, check, None);
-                }
-                let mut selections = std::mem::take(&mut chosen.selections).into_iter();
-                let serve = serving(&chosen, check.as_ref());
-                let extracted = {
-                    let items = held.iter().map(|page| (page, selections.next()));
-                    c.backlog.map(items, |(page, selection)| {
-                        let selection = selection.unwrap_or_else(|| {
-                            wrapper_selection(serve.wrapper, page, &residue, settings)
-                        });
-                        extract_page(
-                            c,
-                            serve,
-                            selection,
-                            &sibling_titles,
-                            page,
-                            &residue,
-                            settings,
-                        )
-                    })
-                };
-                (titles, residue, chosen, check, Some(extracted))
+    let background = c.pages.body_stems(&background_pages(c, settings))?;
+    let (titles, residue, chosen, check, extracted) = c.pages.with(&known, |held| {
+        let titles: Vec<String> = held.iter().map(|p| raw_title(&p.doc)).collect();
+        let docs: Vec<&Document> = held.iter().map(|p| &p.doc).collect();
+        let residue = Residue::learn(&docs);
+        let sibling_titles: Vec<&str> = titles.iter().map(String::as_str).collect();
+        let mut chosen = choose_wrapper(c, held, &background, &signatures, &residue, settings);
+        let check = match &chosen.wrapper {
+            Some(w) if settings.validate => Some(saved_check(&chosen).unwrap_or_else(|| {
+                check_against_page_path(c, w, held, &sibling_titles, &residue, settings)
+            })),
+            _ => None,
+        };
+        if check.as_ref().is_some_and(|c| !c.wrapper_serves()) {
+            // The page-level path serves: a reused wrapper's selections are
+            // not the articles.
+            chosen.selections = Vec::new();
+        }
+        if known.len() < c.members.len() {
+            // The sample's selections are not needed past here.
+            chosen.selections = Vec::new();
+            return (titles, residue, chosen, check, None);
+        }
+        let mut selections = std::mem::take(&mut chosen.selections).into_iter();
+        let serve = serving(&chosen, check.as_ref());
+        let extracted = {
+            let items = held.iter().map(|page| (page, selections.next()));
+            c.backlog.map(items, |(page, selection)| {
+                let selection = selection
+                    .unwrap_or_else(|| wrapper_selection(serve.wrapper, page, &residue, settings));
+                extract_page(
+                    c,
+                    serve,
+                    selection,
+                    &sibling_titles,
+                    page,
+                    &residue,
+                    settings,
+                )
             })
-        })??;
+        };
+        (titles, residue, chosen, check, Some(extracted))
+    })?;
     let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
     let serve = serving(&chosen, check.as_ref());
     let mut articles = ArticleSink::new(c.spill, cluster);
@@ -672,7 +666,7 @@ fn extract_page(
 /// (other pages of the site, for a small cluster).
 fn learn(
     pages: &[&Page<'_>],
-    background: &[&Page<'_>],
+    background: &[Arc<Stems>],
     settings: &SiteSettings,
     backlog: &Backlog,
 ) -> Option<Wrapper> {
@@ -698,14 +692,10 @@ fn learn(
         terms.push(t);
     }
     // The background pages count only where they share the cluster's terms:
-    // their body's stems (kept on each page for the site's next small
-    // cluster) are looked up, not interned.
-    backlog.map(background, |p| {
-        p.body_terms();
-    });
+    // their body's stems are looked up, not interned.
     let mut others = Background::default();
-    for p in background {
-        others.add_page(p.body_terms().iter().filter_map(|s| analyzer.id_of(s)));
+    for stems in background {
+        others.add_page(stems.iter().filter_map(|s| analyzer.id_of(s)));
     }
     let bag_refs: Vec<&[TermId]> = bags.iter().map(Vec::as_slice).collect();
     let mut tfidf = top_k_tfidf_among(&bag_refs, &others, &analyzer, settings.top_k);
@@ -1249,12 +1239,12 @@ mod tests {
     }
 
     /// A small cluster's idf counts up to `BACKGROUND_PAGES` of the site's
-    /// other pages by their body's distinct stems, analysed the first time
-    /// and kept on the page: the site's next small cluster reads them from
-    /// there and learns what pages analysed afresh would teach it.
+    /// other pages by their body's distinct stems, analysed once and kept
+    /// by the site: the site's next small cluster reads them from there and
+    /// learns what pages analysed afresh would teach it.
     #[test]
     fn a_small_clusters_background_pages_are_analysed_once_and_count_the_same() {
-        use crate::page::Page;
+        use crate::pages::SitePages;
         let ids = [
             "big9-00101",
             "big9-00107",
@@ -1265,39 +1255,59 @@ mod tests {
             "big9-00016",
             "big9-00017",
         ];
-        let pages: Vec<Page<'_>> = ids
+        let settings = default_settings();
+        let backlog = crate::backlog::Backlog::default();
+        let feeds = std::collections::HashMap::new();
+        let records: Vec<canopy_types::PageRecord> = ids
             .iter()
-            .enumerate()
-            .map(|(i, id)| corpus_page("big9", id, i))
+            .map(|id| {
+                let rows = canopy_test_support::manifest("big9");
+                let row = rows.iter().find(|r| r["id"] == *id).unwrap();
+                let path = canopy_test_support::corpus_file(&format!("big9/{}", row["html"]));
+                let mut record = test_page(
+                    0,
+                    &row["url"],
+                    &row["record_id"],
+                    Document::parse("", &settings.dom),
+                )
+                .record;
+                record.html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+                record
+            })
             .collect();
-        let (cluster, background) = pages.split_at(2);
-        let cluster: Vec<&Page<'_>> = cluster.iter().collect();
-        let background: Vec<&Page<'_>> = background.iter().collect();
-        let (settings, backlog) = (default_settings(), crate::backlog::Backlog::default());
-        let cold = super::learn(&cluster, &background, &settings, &backlog).unwrap();
-        let warm = super::learn(&cluster, &background, &settings, &backlog).unwrap();
-        assert_eq!(cold, warm);
-        // The background counts: without it the idf is the two pages'.
-        let alone = super::learn(&cluster, &[], &settings, &backlog).unwrap();
-        assert_ne!(cold.relevance, alone.relevance);
-        for p in &background {
-            assert!(
-                std::ptr::eq(p.body_terms(), p.body_terms()),
-                "kept, not analysed again"
-            );
-            let kept: std::collections::BTreeSet<&str> = p.body_terms().iter().collect();
-            let (terms, stems) = p.terms();
-            let stems: Vec<&str> = stems.iter().collect();
-            let body = p.doc.body();
-            let fresh: std::collections::BTreeSet<&str> = terms
-                .of_range(body, p.doc.node(body).end)
-                .iter()
-                .map(|&t| stems[t as usize])
-                .collect();
-            assert!(!fresh.is_empty());
-            assert_eq!(kept, fresh);
-            assert_eq!(p.body_terms().iter().count(), fresh.len(), "each stem once");
+        let mut rejects = Vec::new();
+        let site = SitePages::hold(records, &feeds, &settings, &backlog, &mut rejects);
+        assert!(rejects.is_empty());
+        let others: Vec<usize> = (2..ids.len()).collect();
+        let cold = site.body_stems(&others).unwrap();
+        let warm = site.body_stems(&others).unwrap();
+        for (c, w) in cold.iter().zip(&warm) {
+            assert!(std::sync::Arc::ptr_eq(c, w), "kept, not analysed again");
         }
+        site.with(&[0, 1], |cluster| {
+            let learned = super::learn(cluster, &cold, &settings, &backlog).unwrap();
+            // The background counts: without it the idf is the two pages'.
+            let alone = super::learn(cluster, &[], &settings, &backlog).unwrap();
+            assert_ne!(learned.relevance, alone.relevance);
+        })
+        .unwrap();
+        site.with(&others, |pages| {
+            for (p, kept) in pages.iter().zip(&cold) {
+                let kept: Vec<&str> = kept.iter().collect();
+                let (terms, stems) = p.terms();
+                let stems: Vec<&str> = stems.iter().collect();
+                let body = p.doc.body();
+                let mut fresh: Vec<&str> = Vec::new();
+                for &t in terms.of_range(body, p.doc.node(body).end) {
+                    if !fresh.contains(&stems[t as usize]) {
+                        fresh.push(stems[t as usize]);
+                    }
+                }
+                assert!(!fresh.is_empty());
+                assert_eq!(kept, fresh, "each stem of the body once, in order");
+            }
+        })
+        .unwrap();
     }
 
     /// An old layout's column is a `<font>` closed while its last
