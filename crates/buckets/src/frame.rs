@@ -29,12 +29,6 @@ use std::io;
 
 use crate::{Item, Record};
 
-/// The layout of a work folder's frames and index lines, in its
-/// fingerprint: raised whenever either changes, so that a folder written by
-/// a canopy of another layout is refused by name, not read as damaged.
-/// 0 is a fingerprint written before layouts were numbered.
-pub const WORK_FORMAT: u32 = 1;
-
 const HASH_LEN: usize = 8;
 
 /// The content length's top bit: the content is stored, not compressed.

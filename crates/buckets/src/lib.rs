@@ -32,7 +32,6 @@ mod reader;
 mod writer;
 
 pub use fingerprint::{claim_work, read_work_fingerprint, InputFile, WorkFingerprint, FINGERPRINT};
-pub use frame::WORK_FORMAT;
 pub use layout::{
     bucket_dir, bucket_out_dir, check_layout, clear_work, complete_layout, read_bucket_marker,
     read_rank_marker, write_bucket_marker, write_rank_marker, BucketMarker, Layout, LayoutError,
@@ -44,6 +43,13 @@ pub use writer::RankWriter;
 
 use canopy_types::{FeedItem, PageRecord};
 use serde::{Deserialize, Serialize};
+
+/// The layout of a work folder's frames (`frame.rs`) and index lines
+/// (`reader.rs`, `writer.rs`), in its fingerprint: raised whenever either
+/// changes, so that a folder written by a canopy of another layout is
+/// refused by name, not read as damaged.
+/// 0 is a fingerprint written before layouts were numbered.
+pub const WORK_FORMAT: u32 = 1;
 
 /// What exact deduplication compares of a page, written into the bucket
 /// index beside its record, so that `extract` knows a site's duplicates

@@ -37,7 +37,8 @@ pub struct Background {
 
 impl Background {
     /// The background of the pages whose bags are `bags`.
-    pub fn of_bags(bags: &[&[TermId]]) -> Background {
+    #[cfg(test)]
+    fn of_bags(bags: &[&[TermId]]) -> Background {
         let mut background = Background::default();
         for bag in bags {
             background.add_page(count_terms(bag).into_iter().map(|(t, _)| t));

@@ -69,7 +69,8 @@ pub struct SitePages<'f> {
 }
 
 /// Most pages whose body stems a site keeps ([`SitePages::body_stems`]):
-/// ≈ 5 KB each, so ≈ 5 MB a site at the most. The small clusters of a
+/// ≈ 5 KB each (big9's pages: 380–560 distinct stems, 2.0–2.9 KB of text
+/// and 8 bytes of offset a stem), so ≈ 5 MB a site at the most. The small clusters of a
 /// site count nearly the same evenly spaced pages, so a few hundred are
 /// kept on a site of thousands of small clusters; past the bound, a page
 /// is analysed again each time it is counted.

@@ -1164,24 +1164,11 @@ mod tests {
         record_id: &str,
         doc: Document,
     ) -> crate::page::Page<'static> {
-        use canopy_types::{PageRecord, SourceRef};
         // No feed item: a map of none, alive as long as the page.
         let feeds: &'static std::collections::HashMap<String, canopy_types::FeedItem> =
             Box::leak(Box::default());
         let mut page = crate::page::Page::new(
-            PageRecord {
-                url: url.into(),
-                record_id: record_id.into(),
-                source: SourceRef {
-                    file: "test".into(),
-                    offset: None,
-                },
-                status: Some(200),
-                charset: "UTF-8".into(),
-                date: None,
-                content_language: None,
-                html: String::new(),
-            },
+            test_record(url, record_id, String::new()),
             doc,
             canopy_signifiers::PageLanguage {
                 declared: Some("en"),
@@ -1191,6 +1178,24 @@ mod tests {
         );
         page.index = index;
         page
+    }
+
+    /// The record of a page fetched whole as UTF-8 with status 200.
+    fn test_record(url: &str, record_id: &str, html: String) -> canopy_types::PageRecord {
+        use canopy_types::{PageRecord, SourceRef};
+        PageRecord {
+            url: url.into(),
+            record_id: record_id.into(),
+            source: SourceRef {
+                file: "test".into(),
+                offset: None,
+            },
+            status: Some(200),
+            charset: "UTF-8".into(),
+            date: None,
+            content_language: None,
+            html,
+        }
     }
 
     fn default_settings() -> super::SiteSettings {
@@ -1258,21 +1263,14 @@ mod tests {
         let settings = default_settings();
         let backlog = crate::backlog::Backlog::default();
         let feeds = std::collections::HashMap::new();
+        let rows = canopy_test_support::manifest("big9");
         let records: Vec<canopy_types::PageRecord> = ids
             .iter()
             .map(|id| {
-                let rows = canopy_test_support::manifest("big9");
                 let row = rows.iter().find(|r| r["id"] == *id).unwrap();
                 let path = canopy_test_support::corpus_file(&format!("big9/{}", row["html"]));
-                let mut record = test_page(
-                    0,
-                    &row["url"],
-                    &row["record_id"],
-                    Document::parse("", &settings.dom),
-                )
-                .record;
-                record.html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
-                record
+                let html = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+                test_record(&row["url"], &row["record_id"], html)
             })
             .collect();
         let mut rejects = Vec::new();
