@@ -443,26 +443,38 @@ fn process_cluster(
         let residue = Residue::learn(&docs);
         let sibling_titles: Vec<&str> = titles.iter().map(String::as_str).collect();
         let mut chosen = choose_wrapper(c, held, &background, &signatures, &residue, settings);
-        let check = match &chosen.wrapper {
+        let mut check = match &chosen.wrapper {
             Some(w) if settings.validate => Some(saved_check(&chosen).unwrap_or_else(|| {
                 check_against_page_path(c, w, held, &sibling_titles, &residue, settings)
             })),
             _ => None,
         };
-        if check.as_ref().is_some_and(|c| !c.wrapper_serves()) {
-            // The page-level path serves: a reused wrapper's selections are
-            // not the articles.
-            chosen.selections = Vec::new();
-        }
+        let checked = check
+            .as_mut()
+            .map(|c| std::mem::take(&mut c.selections))
+            .unwrap_or_default();
         if known.len() < c.members.len() {
             // The sample's selections are not needed past here.
             chosen.selections = Vec::new();
             return (titles, residue, chosen, check, None);
         }
-        let mut selections = std::mem::take(&mut chosen.selections).into_iter();
+        let reused = std::mem::take(&mut chosen.selections);
         let serve = serving(&chosen, check.as_ref());
+        // The wrapper's selections made already, which the pages'
+        // extraction takes: a reused wrapper's from its drift check, and
+        // those of the pages it was checked on (not when the check gave
+        // the pages to the page-level path: they are not the articles).
+        let mut selections: Vec<Option<Selection>> = held.iter().map(|_| None).collect();
+        if serve.wrapper.is_some() {
+            for (slot, selection) in selections.iter_mut().zip(reused) {
+                *slot = Some(selection);
+            }
+            for (i, selection) in checked {
+                selections[i] = Some(selection);
+            }
+        }
         let extracted = {
-            let items = held.iter().map(|page| (page, selections.next()));
+            let items = held.iter().zip(selections);
             c.backlog.map(items, |(page, selection)| {
                 let selection = selection
                     .unwrap_or_else(|| wrapper_selection(serve.wrapper, page, &residue, settings));
@@ -1221,19 +1233,21 @@ mod tests {
         pages: &[crate::page::Page<'_>],
         wrapper: &canopy_forest::Wrapper,
     ) -> canopy_types::WrapperCheck {
-        use super::check::{as_extractions, both_extractions};
+        use super::check::both_extractions;
         use super::Residue;
         let settings = default_settings();
         let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
         let residue = Residue::learn(&docs);
-        let (by_wrapper, by_page): (Vec<_>, Vec<_>) = pages
+        let both: Vec<_> = pages
             .iter()
             .map(|p| {
                 let title = p.doc.title();
                 both_extractions(p, wrapper, &title, &[], &residue, &settings)
             })
-            .unzip();
-        canopy_extract::check_wrapper(&as_extractions(&by_wrapper), &as_extractions(&by_page))
+            .collect();
+        let by_wrapper: Vec<_> = both.iter().map(|b| b.by_wrapper()).collect();
+        let by_page: Vec<_> = both.iter().map(|b| b.by_page()).collect();
+        canopy_extract::check_wrapper(&by_wrapper, &by_page)
     }
 
     /// The wrapper Forest learns from `pages`.

@@ -26,6 +26,10 @@ pub(super) struct Checked {
     pub figures: WrapperCheck,
     /// The length of the wrapper's text on each checked page it matched.
     pub wrapper_text_chars: Vec<usize>,
+    /// The wrapper's selection on each page checked now, with the page's
+    /// position among those it was checked from: its extraction takes it
+    /// rather than selecting again (none for a saved check).
+    pub selections: Vec<(usize, Selection)>,
 }
 
 impl Checked {
@@ -67,17 +71,26 @@ pub(super) fn check_against_page_path(
     residue: &Residue,
     settings: &SiteSettings,
 ) -> Checked {
-    let pages = evenly_spaced(held, CHECK_PAGES);
-    let pairs = c.backlog.map(&pages, |page| {
-        let title = article_title(page, c.site, titles);
-        both_extractions(page, wrapper, &title, c.siblings, residue, settings)
+    let positions: Vec<usize> = (0..held.len()).collect();
+    let positions = evenly_spaced(&positions, CHECK_PAGES);
+    let both = c.backlog.map(&positions, |&i| {
+        let title = article_title(held[i], c.site, titles);
+        both_extractions(held[i], wrapper, &title, c.siblings, residue, settings)
     });
-    let (by_wrapper, by_page): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+    let by_wrapper: Vec<Extraction<'_>> = both.iter().map(|b| b.by_wrapper()).collect();
+    let by_page: Vec<Extraction<'_>> = both.iter().map(|b| b.by_page()).collect();
+    let figures = check_wrapper(&by_wrapper, &by_page);
+    let wrapper_text_chars = by_wrapper
+        .iter()
+        .filter_map(|e| text_chars(e.text))
+        .collect();
     Checked {
-        figures: check_wrapper(&as_extractions(&by_wrapper), &as_extractions(&by_page)),
-        wrapper_text_chars: by_wrapper
-            .iter()
-            .filter_map(|(text, _)| text_chars(text))
+        figures,
+        wrapper_text_chars,
+        selections: positions
+            .into_iter()
+            .zip(both)
+            .map(|(i, b)| (i, b.wrapper))
             .collect(),
     }
 }
@@ -97,11 +110,39 @@ pub(super) fn saved_check(chosen: &Chosen) -> Option<Checked> {
             .iter()
             .filter_map(|s| text_chars(&s.text))
             .collect(),
+        selections: Vec::new(),
     })
 }
 
-/// A page's text and link share by `wrapper`, and by the page-level path
-/// (`extract.fallback`), for [`check_wrapper`].
+/// A page extracted by a wrapper and by the page-level path, for
+/// [`check_wrapper`].
+pub(super) struct Both {
+    /// The wrapper's selection.
+    pub wrapper: Selection,
+    /// The share of the wrapper's selected text that is link text.
+    wrapper_links: f64,
+    /// The page-level path's text, and its link share.
+    page: (String, f64),
+}
+
+impl Both {
+    pub fn by_wrapper(&self) -> Extraction<'_> {
+        Extraction {
+            text: &self.wrapper.text,
+            link_share: self.wrapper_links,
+        }
+    }
+
+    pub fn by_page(&self) -> Extraction<'_> {
+        Extraction {
+            text: &self.page.0,
+            link_share: self.page.1,
+        }
+    }
+}
+
+/// A page extracted by `wrapper`, and by the page-level path
+/// (`extract.fallback`).
 pub(super) fn both_extractions(
     page: &Page<'_>,
     wrapper: &Wrapper,
@@ -109,7 +150,7 @@ pub(super) fn both_extractions(
     siblings: &[&Page<'_>],
     residue: &Residue,
     settings: &SiteSettings,
-) -> ((String, f64), (String, f64)) {
+) -> Both {
     let by_wrapper = wrapper_selection(Some(wrapper), page, residue, settings);
     let (text, nodes, _, _) = page_level_selection(
         page,
@@ -119,21 +160,11 @@ pub(super) fn both_extractions(
         Role::Fallback(&settings.clean),
         &settings.prior,
     );
-    let wrapper_links = link_share(&page.doc, &by_wrapper.nodes);
-    (
-        (by_wrapper.text, wrapper_links),
-        (text, link_share(&page.doc, &nodes)),
-    )
-}
-
-/// Texts and link shares as [`Extraction`]s.
-pub(super) fn as_extractions(side: &[(String, f64)]) -> Vec<Extraction<'_>> {
-    side.iter()
-        .map(|(text, link_share)| Extraction {
-            text,
-            link_share: *link_share,
-        })
-        .collect()
+    Both {
+        wrapper_links: link_share(&page.doc, &by_wrapper.nodes),
+        wrapper: by_wrapper,
+        page: (text, link_share(&page.doc, &nodes)),
+    }
 }
 
 /// The share of the text of `nodes` (none inside another) that is link
