@@ -94,6 +94,11 @@ fn formats_standard_input_and_a_page_without_an_article() {
     let (code, _, err) = page(&["/no/such/page.html"], b"");
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");
+    // Binary bytes (an image saved as a page) are no page, as a WARC
+    // response of them is not: no article of mojibake.
+    let (code, out, err) = page(&[], &common::binary_bytes(4096));
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("no article: binary content"), "{err}");
 }
 
 /// A page fetched by `canopy page URL` keeps its `Content-Language`, as a

@@ -1119,15 +1119,7 @@ fn markup_extremes_each_end_as_an_article() {
 #[test]
 fn binary_garbage_declared_html() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let garbage: Vec<u8> = (0..1 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let garbage = common::binary_bytes(1 << 20);
     let path = bad_then_good(tmp.path(), "garbage", HTML_HEAD, &garbage);
     let r = check_bad_then_good("garbage", &path, &tmp.path().join("out"), &[]);
     only_reject(&r, "garbage", "http", "binary content");

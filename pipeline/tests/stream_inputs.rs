@@ -462,6 +462,8 @@ fn html_files_are_pages_with_the_url_their_place_or_sidecar_gives() {
     )
     .unwrap();
     std::fs::write(root.join("loose/orphan.html"), page("orphan")).unwrap();
+    // An image saved under a page's name: rejected as its WARC response is.
+    std::fs::write(news.join("photo.html"), common::binary_bytes(4096)).unwrap();
     let out = dir.path().join("out");
     let r = common::run(&[&root], &out, &[]);
     assert_eq!(r.code, 1, "{}", r.stderr);
@@ -494,10 +496,16 @@ fn html_files_are_pages_with_the_url_their_place_or_sidecar_gives() {
     assert_eq!(articles[1]["source"]["file"], one.to_str().unwrap());
     assert!(articles[1]["source"]["offset"].is_null());
     let rejects = r.rejects();
-    assert_eq!(rejects.len(), 1, "{rejects:?}");
-    assert_eq!(rejects[0]["stage"], "url");
-    assert!(rejects[0]["source"]["file"]
+    assert_eq!(rejects.len(), 2, "{rejects:?}");
+    let file = |r: &Value| r["source"]["file"].as_str().unwrap().to_string();
+    let orphan = rejects.iter().find(|r| file(r).ends_with("orphan.html"));
+    assert_eq!(orphan.unwrap()["stage"], "url", "{rejects:?}");
+    let photo = rejects.iter().find(|r| file(r).ends_with("photo.html"));
+    let photo = photo.unwrap();
+    assert_eq!(photo["stage"], "http");
+    assert_eq!(photo["url"], "http://www.example.com/news/photo.html");
+    assert!(photo["reason"]
         .as_str()
         .unwrap()
-        .ends_with("orphan.html"));
+        .starts_with("binary content"));
 }

@@ -60,13 +60,7 @@ pub fn read_page(path: &Path, options: &IngestOptions) -> Result<PageRecord, Box
             format!("larger than {} bytes", options.max_page_bytes),
         ));
     }
-    Ok(canopy_ingest::page_record(
-        url.clone(),
-        format!("<{url}>"),
-        name,
-        &bytes,
-        None,
-    ))
+    canopy_ingest::page_record(url.clone(), format!("<{url}>"), name, &bytes, None)
 }
 
 /// The URL of the page saved at `path` (module documentation).

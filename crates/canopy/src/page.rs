@@ -9,8 +9,13 @@ use crate::Settings;
 
 /// A page as `canopy run` reads one: `html` decoded to UTF-8 (byte order
 /// mark, `charset` of `content_type`, `<meta>` prescan, then chardetng),
-/// with no WARC record around it.
-pub fn page_record(url: &str, html: &[u8], content_type: Option<&str>) -> PageRecord {
+/// with no WARC record around it; rejected as `canopy run` rejects such a
+/// response when the bytes are binary, not text.
+pub fn page_record(
+    url: &str,
+    html: &[u8],
+    content_type: Option<&str>,
+) -> Result<PageRecord, Box<Reject>> {
     canopy_ingest::page_record(
         url.to_string(),
         String::new(),

@@ -197,7 +197,8 @@ fn hostile_pages_are_rejects_or_articles() {
         ("not a url", b"<p>text</p>".to_vec()),
     ];
     for (url, html) in inputs {
-        match canopy::extract_page(canopy::page_record(url, &html, None), &settings) {
+        match canopy::page_record(url, &html, None).and_then(|r| canopy::extract_page(r, &settings))
+        {
             Ok(article) => assert!(!article.text.trim().is_empty()),
             Err(reject) => assert!(!reject.reason.is_empty(), "{url}"),
         }

@@ -244,25 +244,68 @@ impl WarcStats {
     }
 }
 
+/// Why the body of a response declared as HTML is no page: random bytes,
+/// an image or an archive (`http::looks_binary`).
+pub const BINARY_CONTENT: &str = "binary content (control bytes) in a page declared as HTML";
+
 /// A page record of `bytes` read outside a WARC (an HTML file, `canopy
-/// page`'s input): decoded as a response with `content_type`, no
-/// `WARC-Date`.
+/// page`'s input, a page handed over from Python): decoded as a response
+/// with `content_type`, no `WARC-Date`; rejected (stage `http`) where a
+/// WARC response would be, when the bytes are binary ([`BINARY_CONTENT`]).
 pub fn page_record(
     url: String,
     record_id: String,
     file: String,
     bytes: &[u8],
     content_type: Option<&str>,
-) -> PageRecord {
+) -> Result<PageRecord, Box<Reject>> {
+    let source = SourceRef { file, offset: None };
+    if http::looks_binary(content_type, bytes) {
+        return Err(Box::new(Reject {
+            source,
+            record_id: (!record_id.is_empty()).then_some(record_id),
+            url: (!url.is_empty()).then_some(url),
+            stage: canopy_types::Stage::Http,
+            reason: BINARY_CONTENT.to_string(),
+        }));
+    }
     let (html, charset) = decode_html(bytes, content_type);
-    PageRecord {
+    Ok(PageRecord {
         url,
         record_id,
-        source: SourceRef { file, offset: None },
+        source,
         status: None,
         charset: charset.to_string(),
         date: None,
         content_language: None,
         html,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_bytes_given_as_a_page_are_rejected_as_a_warc_response_is() {
+        let noise: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let reject = page_record(
+            "https://a.example/photo".into(),
+            String::new(),
+            "photo.html".into(),
+            &noise,
+            Some("text/html"),
+        )
+        .unwrap_err();
+        assert_eq!(reject.stage, canopy_types::Stage::Http);
+        assert_eq!(reject.reason, BINARY_CONTENT);
+        assert_eq!(reject.url.as_deref(), Some("https://a.example/photo"));
+        assert_eq!(reject.record_id, None);
+        assert_eq!(reject.source.file, "photo.html");
+        // UTF-16 text holds NULs, and is text.
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend("<p>Wide text</p>".encode_utf16().flat_map(u16::to_le_bytes));
+        let page = page_record(String::new(), String::new(), String::new(), &utf16, None).unwrap();
+        assert!(page.html.contains("Wide text"), "{}", page.html);
     }
 }

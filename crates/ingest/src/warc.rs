@@ -863,10 +863,7 @@ impl Payload {
             },
             _ => {
                 if http::looks_binary(content_type, &body) {
-                    return Ok(info.reject(
-                        Stage::Http,
-                        "binary content (control bytes) in a page declared as HTML",
-                    ));
+                    return Ok(info.reject(Stage::Http, crate::BINARY_CONTENT));
                 }
                 let (html, charset) = decode_html(&body, content_type);
                 Ok(Event::Page(PageRecord {

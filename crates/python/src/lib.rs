@@ -106,7 +106,7 @@ fn extract<'py>(
     let url = url.unwrap_or_default();
     let result = py.detach(|| {
         guard(|| {
-            let record = canopy::page_record(&url, &bytes, content_type.as_deref());
+            let record = canopy::page_record(&url, &bytes, content_type.as_deref())?;
             canopy::extract_page(record, &settings)
         })
     });
@@ -149,7 +149,7 @@ fn extract_many<'py>(
                 .par_iter()
                 .map(|(bytes, url, declared)| {
                     guard(|| {
-                        let record = canopy::page_record(url, bytes, *declared);
+                        let record = canopy::page_record(url, bytes, *declared)?;
                         canopy::extract_page(record, &settings)
                     })
                 })
@@ -193,11 +193,34 @@ fn extract_site<'py>(
     let inputs = site_pages(pages)?;
     let result = py.detach(|| {
         guard(|| {
-            let records = inputs.into_iter().map(PageInput::into_record).collect();
-            canopy::extract_site(records, &settings)
+            let (records, rejects) = site_records(inputs);
+            canopy::extract_site(records, &settings).map(|site| with_rejects(site, rejects))
         })
     });
     site_result(py, result)
+}
+
+/// The records of a site's pages, and the rejects of those that are no
+/// page (binary bytes).
+fn site_records(inputs: Vec<PageInput>) -> (Vec<canopy::PageRecord>, Vec<canopy::Reject>) {
+    let (mut records, mut rejects) = (Vec::new(), Vec::new());
+    for input in inputs {
+        match input.into_record() {
+            Ok(record) => records.push(record),
+            Err(reject) => rejects.push(*reject),
+        }
+    }
+    (records, rejects)
+}
+
+/// `site` with the rejects of the pages that never reached it first.
+fn with_rejects(
+    mut site: canopy::SiteResult,
+    mut rejects: Vec<canopy::Reject>,
+) -> canopy::SiteResult {
+    rejects.append(&mut site.rejects);
+    site.rejects = rejects;
+    site
 }
 
 /// A site's pages from Python (tuples or dicts; feeds and rejects passed over).
@@ -384,7 +407,7 @@ impl Wrappers {
         let inner = self.inner.clone();
         let result = py.detach(|| {
             guard(|| {
-                let record = canopy::page_record(&url, &bytes, content_type.as_deref());
+                let record = canopy::page_record(&url, &bytes, content_type.as_deref())?;
                 inner.apply(record)
             })
         });
@@ -407,8 +430,10 @@ impl Wrappers {
         let inner = self.inner.clone();
         let result = py.detach(|| {
             guard(|| {
-                let records = inputs.into_iter().map(PageInput::into_record).collect();
-                inner.apply_site(records)
+                let (records, rejects) = site_records(inputs);
+                inner
+                    .apply_site(records)
+                    .map(|site| with_rejects(site, rejects))
             })
         });
         let fields = site_result(py, result)?;

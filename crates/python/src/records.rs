@@ -49,8 +49,9 @@ pub enum PageInput {
 }
 
 impl PageInput {
-    /// Decodes the charset of raw input (call without the GIL).
-    pub fn into_record(self) -> PageRecord {
+    /// Decodes the charset of raw input (call without the GIL); binary
+    /// bytes are a reject, as in `canopy run`.
+    pub fn into_record(self) -> Result<PageRecord, Box<canopy::Reject>> {
         match self {
             PageInput::Raw {
                 url,
@@ -59,14 +60,14 @@ impl PageInput {
                 record_id,
                 date,
             } => {
-                let mut record = canopy::page_record(&url, &bytes, content_type.as_deref());
+                let mut record = canopy::page_record(&url, &bytes, content_type.as_deref())?;
                 if let Some(id) = record_id {
                     record.record_id = id;
                 }
                 record.date = date.or(record.date);
-                record
+                Ok(record)
             }
-            PageInput::Record(r) => r,
+            PageInput::Record(r) => Ok(r),
         }
     }
 }

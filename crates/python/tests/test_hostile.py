@@ -85,6 +85,18 @@ def test_empty_and_odd_sites():
     assert len(odd.articles) + len(odd.rejects) + len(odd.duplicates) <= 2
 
 
+def test_binary_bytes_are_rejected_as_canopy_run_rejects_them():
+    noise = bytes(range(256)) * 100
+    with pytest.raises(canopy.CanopyError) as e:
+        canopy.extract(noise, url="https://a.com/photo")
+    assert e.value.stage == "http" and e.value.reason.startswith("binary content")
+    assert e.value.url == "https://a.com/photo"
+    page = b"<html><body><article>" + b"<p>Quite a few words in a paragraph of text. </p>" * 20 + b"</article></body></html>"
+    site = canopy.extract_site([("https://a.com/1", page), ("https://a.com/2", noise)])
+    assert [a["url"] for a in site.articles] == ["https://a.com/1"]
+    assert [(r["url"], r["stage"]) for r in site.rejects] == [("https://a.com/2", "http")]
+
+
 def test_unreadable_files(tmp_path):
     with pytest.raises(canopy.CanopyError):
         canopy.read_warc(tmp_path / "missing.warc.gz")

@@ -85,7 +85,10 @@ fn extract(args: &PageArgs) -> anyhow::Result<Result<String, String>> {
         formats,
     )?;
     let (page, url) = read_input(args, config.ingest.max_page_bytes)?;
-    let mut record = canopy::page_record(&url, &page.bytes, page.content_type.as_deref());
+    let mut record = match canopy::page_record(&url, &page.bytes, page.content_type.as_deref()) {
+        Ok(record) => record,
+        Err(reject) => return Ok(Err(reject.reason)),
+    };
     record.content_language = page.content_language;
     record.source.file.clone_from(&args.input);
     let article = match canopy::extract_page(record, &canopy::Settings::new(config, method)) {

@@ -24,6 +24,20 @@ pub const OUTPUT_SET: [&str; 8] = [
     "_SUCCESS",
 ];
 
+/// `n` pseudo-random bytes (xorshift, the same every time): an image or
+/// archive as a page would hold, which Canopy rejects as binary.
+pub fn binary_bytes(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
 /// The bytes of the output file `name` in `dir` as two runs of the same
 /// inputs compare them (empty when it is missing): `stats.json` without
 /// its `measured` part (threads, time, memory: this run's), `_SUCCESS`
