@@ -157,8 +157,10 @@ const MAX_SITE_NAME_BYTES: usize = 1024;
 const MAX_URL_BYTES: usize = 8192;
 
 /// The elements of the page that [`PageMeta::extract`]'s page-wide
-/// searches read, each list in page order. Found in one pass: each search
-/// going over every node of the page was a tenth of a page's metadata.
+/// searches read, each list in page order. Found in one pass, rather than
+/// by a walk over every node of the page for each search: those walks are
+/// a third of the metadata's instructions (`docs/performance.md`, "What
+/// each feature costs").
 #[derive(Default)]
 struct Marks {
     /// `<meta>`.
