@@ -23,7 +23,7 @@
 //!     night, and by morning the river had risen by a metre, the highest it \
 //!     has been in forty years. Farmers moved their herds to higher ground \
 //!     before dawn.</p></article><footer>Contact us</footer></body></html>";
-//! let page = canopy::page_record("https://example.org/rain", html, None);
+//! let page = canopy::page_record("https://example.org/rain", html, None).unwrap();
 //! let article = canopy::extract_page(page, &canopy::Settings::default()).unwrap();
 //! assert!(article.text.contains("river had risen"));
 //! assert!(!article.text.contains("Contact us"));

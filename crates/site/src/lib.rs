@@ -19,7 +19,7 @@
 //!     before the morning, the highest it has been in forty years.</p>\
 //!     </article></body></html>";
 //! let url = "https://example.org/rain".to_string();
-//! let record = canopy_ingest::page_record(url, String::new(), String::new(), html.as_bytes(), None);
+//! let record = canopy_ingest::page_record(url, String::new(), String::new(), html.as_bytes(), None).unwrap();
 //! let site = canopy_cluster::site_key(&record.url);
 //! let out = process_site(&site, SiteInput::Records(vec![record]), &HashMap::new(),
 //!                        &settings, &Backlog::default()).unwrap();
