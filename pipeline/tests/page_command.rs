@@ -96,7 +96,7 @@ fn formats_standard_input_and_a_page_without_an_article() {
     assert!(err.contains("cannot read"), "{err}");
     // Binary bytes (an image saved as a page) are no page, as a WARC
     // response of them is not: no article of mojibake.
-    let (code, out, err) = page(&[], &common::binary_bytes(4096));
+    let (code, out, err) = page(&[], &common::noise(4096));
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(err.contains("no article: binary content"), "{err}");
 }

@@ -1119,7 +1119,7 @@ fn markup_extremes_each_end_as_an_article() {
 #[test]
 fn binary_garbage_declared_html() {
     let tmp = tempfile::tempdir().unwrap();
-    let garbage = common::binary_bytes(1 << 20);
+    let garbage = common::noise(1 << 20);
     let path = bad_then_good(tmp.path(), "garbage", HTML_HEAD, &garbage);
     let r = check_bad_then_good("garbage", &path, &tmp.path().join("out"), &[]);
     only_reject(&r, "garbage", "http", "binary content");

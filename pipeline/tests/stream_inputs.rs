@@ -463,7 +463,7 @@ fn html_files_are_pages_with_the_url_their_place_or_sidecar_gives() {
     .unwrap();
     std::fs::write(root.join("loose/orphan.html"), page("orphan")).unwrap();
     // An image saved under a page's name: rejected as its WARC response is.
-    std::fs::write(news.join("photo.html"), common::binary_bytes(4096)).unwrap();
+    std::fs::write(news.join("photo.html"), common::noise(4096)).unwrap();
     let out = dir.path().join("out");
     let r = common::run(&[&root], &out, &[]);
     assert_eq!(r.code, 1, "{}", r.stderr);

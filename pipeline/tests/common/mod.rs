@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-pub use canopy_test_support::{corpora, corpus_file, jsonl, manifest};
+pub use canopy_test_support::{corpora, corpus_file, jsonl, manifest, noise};
 
 /// The files of a run's output set (without `--wet` and `--format
 /// parquet`), in the order `canopy run` documents them.
@@ -23,20 +23,6 @@ pub const OUTPUT_SET: [&str; 8] = [
     "stats.json",
     "_SUCCESS",
 ];
-
-/// `n` pseudo-random bytes (xorshift, the same every time): an image or
-/// archive as a page would hold, which Canopy rejects as binary.
-pub fn binary_bytes(n: usize) -> Vec<u8> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
 
 /// The bytes of the output file `name` in `dir` as two runs of the same
 /// inputs compare them (empty when it is missing): `stats.json` without
