@@ -52,7 +52,8 @@ pub use page::{
 };
 pub use r4::{r4, r4_without_post_process};
 pub use residue::{
-    clean_selection, clean_selection_read, clean_text, page_host_of, CleanOptions, Kept, Residue,
+    clean_selection, clean_selection_kept, clean_selection_read, clean_text, page_host_of,
+    CleanOptions, Kept, Residue,
 };
 pub use sigfeed::sigfeed;
 pub use text_counts::{is_cjk, TextCounts};

@@ -1079,6 +1079,20 @@ pub fn clean_selection_read(
     residue: &Residue,
     options: &CleanOptions,
 ) -> (String, bool) {
+    let (text, kept) = clean_selection_kept(doc, roots, pruned, residue, options);
+    (text, kept.reads_past_selection())
+}
+
+/// [`clean_selection`], and the keep rule it applied, for a caller that
+/// asks more of the same selection (which of its nodes were kept) than its
+/// text: the rule's counts are made once.
+pub fn clean_selection_kept<'a>(
+    doc: &'a Document,
+    roots: &[NodeId],
+    pruned: &[NodeId],
+    residue: &Residue,
+    options: &CleanOptions,
+) -> (String, Kept<'a>) {
     let kept = Kept::new(doc, roots, residue, options, pruned);
     let mut text = String::new();
     for &root in roots {
@@ -1091,7 +1105,7 @@ pub fn clean_selection_read(
         }
         text.push_str(&t);
     }
-    (text, kept.reads_past_selection())
+    (text, kept)
 }
 
 #[cfg(test)]

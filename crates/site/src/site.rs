@@ -20,8 +20,8 @@ use canopy_cluster::{
 };
 use canopy_dom::{Document, NodeId};
 use canopy_extract::{
-    clean_selection, clean_text, CleanOptions, Kept, PageContext, Prior, Residue, SiteEvidence,
-    TextCounts,
+    clean_selection, clean_selection_kept, clean_text, CleanOptions, Kept, PageContext, Prior,
+    Residue, SiteEvidence, TextCounts,
 };
 use canopy_forest::{NodeTerms, PageInput, Wrapper};
 use canopy_metadata::{article_heading, base_url, Capture, PageMeta};
@@ -247,6 +247,15 @@ struct ClusterPages<'a, 'f> {
     spill: Option<&'a ArticleSpill>,
 }
 
+impl ClusterPages<'_, '_> {
+    /// Whether what the wrapper's selection shows about names on `page`
+    /// teaches the site's prior: on the cluster's first
+    /// `extract.prior_pages` pages.
+    fn teaches(&self, page: &Page<'_>, settings: &SiteSettings) -> bool {
+        self.members[..settings.prior_pages.min(self.members.len())].contains(&page.index)
+    }
+}
+
 /// The wrapper a cluster's pages are extracted with.
 struct Chosen {
     wrapper: Option<Wrapper>,
@@ -271,22 +280,35 @@ struct Selection {
     /// The page furniture inside them, left out
     /// ([`canopy_extract::furniture_within`]).
     furniture: Vec<NodeId>,
+    /// What the selection shows about names, when the page teaches the
+    /// site's prior ([`ClusterPages::teaches`]) and the text is not empty.
+    evidence: Option<SiteEvidence>,
 }
 
-/// What `wrapper` selects on a page.
+/// What `wrapper` selects on a page; and, on a page that `teaches` the
+/// prior, what its selection shows about names, read with the keep rule
+/// its text was cleaned with.
 fn wrapper_selection(
     wrapper: Option<&Wrapper>,
     page: &Page<'_>,
     residue: &Residue,
     settings: &SiteSettings,
+    teaches: bool,
 ) -> Selection {
     let nodes = wrapper.map(|w| w.apply(&page.doc)).unwrap_or_default();
     let furniture = canopy_extract::furniture_within(&page.doc, &nodes);
-    let text = clean_selection(&page.doc, &nodes, &furniture, residue, &settings.clean);
+    let (text, kept) =
+        clean_selection_kept(&page.doc, &nodes, &furniture, residue, &settings.clean);
+    let evidence = (teaches && !text.is_empty()).then(|| {
+        let mut seen = SiteEvidence::default();
+        seen.add_page(&page.doc, &nodes, &|n| kept.keeps(n));
+        seen
+    });
     Selection {
         text,
         nodes,
         furniture,
+        evidence,
     }
 }
 
@@ -330,7 +352,13 @@ fn choose_wrapper(
                     dfs: Vec::new(),
                 };
                 let selections = c.backlog.map(known, |page| {
-                    wrapper_selection(Some(&wrapper), page, residue, settings)
+                    wrapper_selection(
+                        Some(&wrapper),
+                        page,
+                        residue,
+                        settings,
+                        c.teaches(page, settings),
+                    )
                 });
                 let chars: Vec<usize> = selections
                     .iter()
@@ -476,8 +504,10 @@ fn process_cluster(
         let extracted = {
             let items = held.iter().zip(selections);
             c.backlog.map(items, |(page, selection)| {
-                let selection = selection
-                    .unwrap_or_else(|| wrapper_selection(serve.wrapper, page, &residue, settings));
+                let selection = selection.unwrap_or_else(|| {
+                    let teaches = c.teaches(page, settings);
+                    wrapper_selection(serve.wrapper, page, &residue, settings, teaches)
+                });
                 extract_page(
                     c,
                     serve,
@@ -521,7 +551,8 @@ fn process_cluster(
         None => c.pages.visit(
             c.members,
             |page| {
-                let selection = wrapper_selection(serve.wrapper, page, &residue, settings);
+                let teaches = c.teaches(page, settings);
+                let selection = wrapper_selection(serve.wrapper, page, &residue, settings, teaches);
                 extract_page(c, serve, selection, &titles, page, &residue, settings)
             },
             &mut take,
@@ -598,6 +629,7 @@ fn extract_page(
         text,
         nodes,
         furniture,
+        evidence,
     }: Selection,
     titles: &[&str],
     page: &Page<'_>,
@@ -607,14 +639,11 @@ fn extract_page(
     let (site, cluster) = (c.site, c.cluster);
     let wrapper = serve.wrapper;
     let chars = text_chars(&text);
-    let teaches = !text.is_empty()
-        && c.members[..settings.prior_pages.min(c.members.len())].contains(&page.index);
-    let evidence = teaches.then(|| {
-        let kept = Kept::new(&page.doc, &nodes, residue, &settings.clean, &furniture);
-        let mut seen = SiteEvidence::default();
-        seen.add_page(&page.doc, &nodes, &|n| kept.keeps(n));
-        seen
-    });
+    debug_assert_eq!(
+        evidence.is_some(),
+        !text.is_empty() && c.teaches(page, settings),
+        "the selection was made for the page's place in its cluster"
+    );
     // Checked before the article is built and after the fallback, from
     // here (the wrapper's selection, made before, is not counted): the
     // extraction methods themselves are not interrupted.
@@ -1242,7 +1271,7 @@ mod tests {
             .iter()
             .map(|p| {
                 let title = p.doc.title();
-                both_extractions(p, wrapper, &title, &[], &residue, &settings)
+                both_extractions(p, wrapper, &title, &[], &residue, &settings, false)
             })
             .collect();
         let by_wrapper: Vec<_> = both.iter().map(|b| b.by_wrapper()).collect();

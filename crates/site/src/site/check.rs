@@ -75,7 +75,10 @@ pub(super) fn check_against_page_path(
     let positions = evenly_spaced(&positions, CHECK_PAGES);
     let both = c.backlog.map(&positions, |&i| {
         let title = article_title(held[i], c.site, titles);
-        both_extractions(held[i], wrapper, &title, c.siblings, residue, settings)
+        let teaches = c.teaches(held[i], settings);
+        both_extractions(
+            held[i], wrapper, &title, c.siblings, residue, settings, teaches,
+        )
     });
     let by_wrapper: Vec<Extraction<'_>> = both.iter().map(|b| b.by_wrapper()).collect();
     let by_page: Vec<Extraction<'_>> = both.iter().map(|b| b.by_page()).collect();
@@ -142,7 +145,8 @@ impl Both {
 }
 
 /// A page extracted by `wrapper`, and by the page-level path
-/// (`extract.fallback`).
+/// (`extract.fallback`); `teaches`: whether the page teaches the site's
+/// prior ([`wrapper_selection`]).
 pub(super) fn both_extractions(
     page: &Page<'_>,
     wrapper: &Wrapper,
@@ -150,8 +154,9 @@ pub(super) fn both_extractions(
     siblings: &[&Page<'_>],
     residue: &Residue,
     settings: &SiteSettings,
+    teaches: bool,
 ) -> Both {
-    let by_wrapper = wrapper_selection(Some(wrapper), page, residue, settings);
+    let by_wrapper = wrapper_selection(Some(wrapper), page, residue, settings, teaches);
     let (text, nodes, _, _) = page_level_selection(
         page,
         &settings.fallback,
