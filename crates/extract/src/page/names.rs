@@ -43,8 +43,9 @@ const MAX_NAME_WEIGHT: f64 = 3.0;
 /// text), lowercased, ASCII words of two letters or more, each once, at
 /// most [`MAX_WORDS`]. Class tokens naming the post's topics (`tag-*`,
 /// `category-*`), as the DOM's drop list skips them, are left out.
-pub(crate) fn name_words(doc: &Document, n: NodeId, out: &mut Vec<String>) {
-    out.clear();
+pub(crate) fn name_words(doc: &Document, n: NodeId, out: &mut NameWords) {
+    out.text.clear();
+    out.ends.clear();
     let id = doc.attr_named(n, &local_name!("id")).unwrap_or("");
     let class = doc.attr_named(n, &local_name!("class")).unwrap_or("");
     let tokens = std::iter::once(id).chain(
@@ -53,40 +54,69 @@ pub(crate) fn name_words(doc: &Document, n: NodeId, out: &mut Vec<String>) {
             .filter(|t| !is_taxonomy_class(t)),
     );
     for token in tokens {
-        split_words(token, &mut |w| {
-            if out.len() < MAX_WORDS && !out.iter().any(|o| o == w) {
-                out.push(w.to_string());
-            }
-        });
-        if out.len() >= MAX_WORDS {
+        split_words(token, out);
+        if out.ends.len() >= MAX_WORDS {
             break;
         }
     }
 }
 
-/// Calls `each` with the lowercase words of `token`.
-fn split_words(token: &str, each: &mut dyn FnMut(&str)) {
-    let mut word = String::new();
+/// Adds the lowercase words of `token` to `out`.
+fn split_words(token: &str, out: &mut NameWords) {
     let mut prev_lower = false;
-    let mut flush = |word: &mut String| {
-        if word.len() >= 2 {
-            each(word);
-        }
-        word.clear();
-    };
-    for c in token.chars() {
-        if c.is_ascii_alphabetic() {
-            if c.is_ascii_uppercase() && prev_lower {
-                flush(&mut word);
+    // Bytes, not characters: a non-ASCII character's bytes are none of
+    // them letters, and each ends the word as the character would.
+    for b in token.bytes() {
+        if b.is_ascii_alphabetic() {
+            if b.is_ascii_uppercase() && prev_lower {
+                out.end_word();
             }
-            prev_lower = c.is_ascii_lowercase();
-            word.push(c.to_ascii_lowercase());
+            prev_lower = b.is_ascii_lowercase();
+            out.text.push(char::from(b.to_ascii_lowercase()));
         } else {
             prev_lower = false;
-            flush(&mut word);
+            out.end_word();
         }
     }
-    flush(&mut word);
+    out.end_word();
+}
+
+/// The words of one element's names ([`name_words`]), written into one
+/// buffer that the next element's reuse: the names of every element of a
+/// page are read, and a `String` a word cost an allocation each.
+#[derive(Debug, Default)]
+pub(crate) struct NameWords {
+    /// The words one after another, then the word being written.
+    text: String,
+    /// Where each word ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl NameWords {
+    /// The words, in the order the names give them.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            // ASCII letters only: every index is a character's boundary.
+            let word = self.text.get(start..end).unwrap_or_default();
+            start = end;
+            word
+        })
+    }
+
+    /// Ends the word being written: kept when it has two letters or more,
+    /// is not among the words already kept and there is room for it.
+    fn end_word(&mut self) {
+        let start = self.ends.last().copied().unwrap_or(0);
+        let word = self.text.get(start..).unwrap_or_default();
+        let kept =
+            word.len() >= 2 && self.ends.len() < MAX_WORDS && !self.iter().any(|w| w == word);
+        if kept {
+            self.ends.push(self.text.len());
+        } else {
+            self.text.truncate(start);
+        }
+    }
 }
 
 /// Per-site counts of the words naming article blocks and other blocks.
@@ -193,7 +223,7 @@ impl SiteEvidence {
                 article[p] += article[n];
             }
         }
-        let mut words = Vec::new();
+        let mut words = NameWords::default();
         for n in 0..len {
             if chars[n] == 0 || doc.element(n).is_none() {
                 continue;
@@ -210,7 +240,7 @@ impl SiteEvidence {
                 continue;
             };
             name_words(doc, n, &mut words);
-            side.extend(words.drain(..));
+            side.extend(words.iter().map(str::to_string));
         }
     }
 
@@ -401,7 +431,7 @@ impl Prior {
         }
         name_words(doc, n, &mut words.words);
         let (mut sum, mut role) = (0.0, false);
-        for w in &words.words {
+        for w in words.words.iter() {
             // A page repeats its names (`menu-item` a hundred times): each
             // word is looked up, and searched for role words, once.
             let (weight, is_role) = match words.seen.get(w) {
@@ -412,7 +442,7 @@ impl Prior {
                         stats.map_or(0.0, |s| s.weight),
                         stats.is_some_and(|s| s.is_role()),
                     );
-                    words.seen.insert(w.clone(), known);
+                    words.seen.insert(w.to_string(), known);
                     known
                 }
             };
@@ -430,7 +460,7 @@ impl Prior {
 /// element at hand, and what the prior said of each word seen so far.
 #[derive(Default)]
 pub(crate) struct NameScratch {
-    words: Vec<String>,
+    words: NameWords,
     seen: FxHashMap<String, (f64, bool)>,
 }
 
@@ -442,9 +472,9 @@ mod tests {
     fn words_of(html: &str) -> Vec<String> {
         let doc = Document::parse(html, &DomOptions::default());
         let div = (0..doc.len()).find(|&n| doc.tag(n) == "div").unwrap();
-        let mut out = Vec::new();
+        let mut out = NameWords::default();
         name_words(&doc, div, &mut out);
-        out
+        out.iter().map(str::to_string).collect()
     }
 
     #[test]
@@ -458,6 +488,17 @@ mod tests {
             ["entry", "content"]
         );
         assert!(words_of("<div class='x12 — é'>").is_empty());
+        // Each word once; a non-ASCII letter ends a word as punctuation does.
+        assert_eq!(
+            words_of("<div id=postPost class='post-body BODY caféNoir'>"),
+            ["post", "body", "caf", "noir"]
+        );
+        // At most MAX_WORDS, the first ones.
+        let many: Vec<String> = (b'a'..=b'n')
+            .map(|c| format!("w{}{}", c as char, c as char))
+            .collect();
+        let words = words_of(&format!("<div class='{}'>", many.join(" ")));
+        assert_eq!(words, many[..MAX_WORDS]);
     }
 
     #[test]
