@@ -728,14 +728,16 @@ where
         // 2. 3. 4.
         for _ in 0..8 {
             // 5.
-            // We clone the Handle and Tag so they don't cause an immutable borrow of self.
+            // We clone the Handle so it doesn't cause an immutable borrow of self.
+            // Canopy's patch: the Tag (its attributes) is cloned only past
+            // step 10, where it is used; most end tags stop before.
             let maybe_fmt_entry = self
                 .active_formatting_end_to_marker()
                 .iter()
                 .find(|&(_, _, tag)| tag.name == subject)
-                .map(|(i, h, t)| (i, h.clone(), t.clone()));
+                .map(|(i, h, _)| (i, h.clone()));
 
-            let Some((fmt_elem_index, fmt_elem, fmt_elem_tag)) = maybe_fmt_entry else {
+            let Some((fmt_elem_index, fmt_elem)) = maybe_fmt_entry else {
                 return self.process_end_tag_in_body(Tag {
                     kind: EndTag,
                     name: subject,
@@ -785,6 +787,13 @@ where
                 self.open_elems.borrow_mut().truncate(fmt_elem_stack_index);
                 self.active_formatting.borrow_mut().remove(fmt_elem_index);
                 return;
+            };
+
+            // Canopy's patch: the formatting element's Tag, cloned here
+            // (nothing above changed the list since step 5 found it).
+            let fmt_elem_tag = match &self.active_formatting.borrow()[fmt_elem_index] {
+                FormatEntry::Element(_, tag) => tag.clone(),
+                FormatEntry::Marker => panic!("formatting element is a marker"),
             };
 
             // 11.
