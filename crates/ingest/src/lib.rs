@@ -248,6 +248,17 @@ impl WarcStats {
 /// an image or an archive (`http::looks_binary`).
 pub const BINARY_CONTENT: &str = "binary content (control bytes) in a page declared as HTML";
 
+/// The HTML of a response body declared as `content_type`, decoded to
+/// UTF-8, with the charset it was read in ([`decode_html`]); `None` when
+/// the bytes are binary, not text ([`BINARY_CONTENT`]). Every page, from a
+/// WARC or not, is judged and decoded here.
+pub(crate) fn decode_page(
+    bytes: &[u8],
+    content_type: Option<&str>,
+) -> Option<(String, &'static str)> {
+    (!http::looks_binary(content_type, bytes)).then(|| decode_html(bytes, content_type))
+}
+
 /// A page record of `bytes` read outside a WARC (an HTML file, `canopy
 /// page`'s input, a page handed over from Python): decoded as a response
 /// with `content_type`, no `WARC-Date`; rejected (stage `http`) where a
@@ -260,7 +271,7 @@ pub fn page_record(
     content_type: Option<&str>,
 ) -> Result<PageRecord, Box<Reject>> {
     let source = SourceRef { file, offset: None };
-    if http::looks_binary(content_type, bytes) {
+    let Some((html, charset)) = decode_page(bytes, content_type) else {
         return Err(Box::new(Reject {
             source,
             record_id: (!record_id.is_empty()).then_some(record_id),
@@ -268,8 +279,7 @@ pub fn page_record(
             stage: canopy_types::Stage::Http,
             reason: BINARY_CONTENT.to_string(),
         }));
-    }
-    let (html, charset) = decode_html(bytes, content_type);
+    };
     Ok(PageRecord {
         url,
         record_id,

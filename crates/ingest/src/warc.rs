@@ -11,7 +11,6 @@ use fastwarc::warc::header::WarcHeader;
 use fastwarc::warc::iter::{ArchiveIterator, ArchiveIteratorOptions};
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
-use crate::charset::decode_html;
 use crate::feed::parse_feed_within;
 use crate::framing::{self, BlockEnd, NotARecord};
 use crate::gzip_segments::{in_order, SegmentedGzip};
@@ -862,10 +861,9 @@ impl Payload {
                 Err(e) => Ok(info.reject(e.stage, e.reason)),
             },
             _ => {
-                if http::looks_binary(content_type, &body) {
+                let Some((html, charset)) = crate::decode_page(&body, content_type) else {
                     return Ok(info.reject(Stage::Http, crate::BINARY_CONTENT));
-                }
-                let (html, charset) = decode_html(&body, content_type);
+                };
                 Ok(Event::Page(PageRecord {
                     url: info.url,
                     record_id: info.record_id,
