@@ -35,6 +35,22 @@ pub fn tolerant_form(value: &str) -> String {
         .collect()
 }
 
+/// `value` as XPath 1.0's `normalize-space` gives it: runs of space, tab,
+/// CR and LF collapsed to one space, none at either end.
+pub fn normalized_space(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for word in value
+        .split([' ', '\t', '\r', '\n'])
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
 /// Whether an attribute says what kind of element this is, rather than
 /// carrying content or a per-page address. Links, sources, text
 /// alternatives, data and event attributes vary from page to page and would

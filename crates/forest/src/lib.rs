@@ -33,18 +33,25 @@
 
 mod element_type;
 mod measure;
+mod narrow;
 mod rank;
 mod terms;
 mod wrapper;
 
-pub use element_type::{levels, tolerant_form, xpath_literal, ElementType, Untyped};
+pub use element_type::{
+    levels, normalized_space, tolerant_form, xpath_literal, ElementType, Untyped,
+};
 pub use measure::{informativeness, jeffrey_density, unexpectedness};
 pub use rank::{rank, ForestOptions, Measure, PageInput, Pattern, Ranked};
 pub use terms::NodeTerms;
 pub use wrapper::Wrapper;
 
-/// The cluster's wrapper: the best-ranked pattern, or `None` when no page
-/// has a significant node.
+/// The cluster's wrapper: the best-ranked pattern, narrowed to the
+/// elements of it that carry the article where an attribute's whole value
+/// tells them apart ([`Pattern::exact`]), or `None` when no page has a significant
+/// node.
 pub fn learn(pages: &[PageInput<'_>], options: &ForestOptions) -> Option<Wrapper> {
-    rank(pages, options).first().map(Wrapper::from_ranked)
+    let mut wrapper = rank(pages, options).first().map(Wrapper::from_ranked)?;
+    wrapper.pattern.exact = narrow::exact_value(pages, &wrapper, options.narrow);
+    Some(wrapper)
 }

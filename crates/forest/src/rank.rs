@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use canopy_dom::Document;
+use canopy_dom::{Document, NodeId};
 
-use crate::element_type::{levels, ElementType, Untyped};
+use crate::element_type::{levels, normalized_space, ElementType, Untyped};
 use crate::measure::informativeness;
 use crate::terms::NodeTerms;
 
@@ -30,10 +30,24 @@ pub enum Measure {
 }
 
 /// Settings of the ranking.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ForestOptions {
     pub measure: Measure,
     pub untyped: Untyped,
+    /// Most share of its matches' signifier occurrences that the matches a
+    /// narrowed wrapper leaves out may hold (`docs/algorithms.md`, "Narrowing"); 0: never
+    /// narrow.
+    pub narrow: f64,
+}
+
+impl Default for ForestOptions {
+    fn default() -> Self {
+        ForestOptions {
+            measure: Measure::default(),
+            untyped: Untyped::default(),
+            narrow: crate::narrow::DEFAULT_SHARE,
+        }
+    }
 }
 
 /// A structural pattern (Definition 3): an element type on a level, the
@@ -45,6 +59,25 @@ pub struct ForestOptions {
 pub struct Pattern {
     pub ty: ElementType,
     pub level: u32,
+    /// An identity attribute and the whole value (white space collapsed, as
+    /// XPath's `normalize-space` does) that a match must also have: set
+    /// when the wrapper is narrowed to the elements of its type that carry
+    /// the article (`docs/algorithms.md`, "Narrowing"). Ranking never sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<(String, String)>,
+}
+
+impl Pattern {
+    /// Whether element `id`, at `level`, is a match: its level, its type
+    /// and, for a narrowed pattern, the attribute's whole value.
+    pub fn matches(&self, doc: &Document, id: NodeId, level: u32, levels: &[u32]) -> bool {
+        level == self.level
+            && self.ty.matches(doc, id, level, levels)
+            && self.exact.as_ref().is_none_or(|(name, value)| {
+                doc.attr(id, name)
+                    .is_some_and(|v| normalized_space(v) == *value)
+            })
+    }
 }
 
 /// A ranked pattern with what the wrapper needs.
@@ -173,6 +206,7 @@ fn page_patterns(page: &PageInput<'_>, options: &ForestOptions) -> Vec<(Pattern,
         let pattern = Pattern {
             ty: ElementType::of(doc, n, options.untyped),
             level: levels[n],
+            exact: None,
         };
         let dfs = doc.element(n).map_or(0, |e| e.dfs);
         let entry = best

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use canopy_dom::{Document, NodeId};
 
-use crate::element_type::levels;
+use crate::element_type::{levels, xpath_literal};
 use crate::rank::{Pattern, Ranked};
 
 /// A learned wrapper. Applying it selects, on any page of its template,
@@ -40,9 +40,7 @@ impl Wrapper {
         let end = doc.node(body).end;
         while n < end {
             let node = doc.node(n);
-            if levels[n] == self.pattern.level
-                && self.pattern.ty.matches(doc, n, levels[n], &levels)
-            {
+            if self.pattern.matches(doc, n, levels[n], &levels) {
                 out.push(n);
                 n = node.end; // skip the match's subtree
                 if let Some(rest) = doc.adopted_rest(out[out.len() - 1]) {
@@ -59,6 +57,8 @@ impl Wrapper {
     /// The paper's form: the element type completed with its `dfs`
     /// positions (forest.md §3.4),
     /// `//div[contains(@class,'story') and (@dfs='78' or @dfs='82')]`.
+    /// A narrowed wrapper's whole value is tested before the `dfs`
+    /// positions.
     pub fn xpath(&self) -> String {
         let dfs: BTreeSet<&u32> = self.dfs.iter().collect();
         let alternatives: Vec<String> = dfs.iter().map(|d| format!("@dfs='{d}'")).collect();
@@ -67,12 +67,24 @@ impl Wrapper {
             1 => Some(alternatives[0].clone()),
             _ => Some(format!("({})", alternatives.join(" or "))),
         };
-        format!("//{}", self.pattern.ty.paper_form(dfs_pred.as_deref()))
+        let preds: Vec<String> = self.exact_predicate().into_iter().chain(dfs_pred).collect();
+        let extra = (!preds.is_empty()).then(|| preds.join(" and "));
+        format!("//{}", self.pattern.ty.paper_form(extra.as_deref()))
     }
 
     /// A form without `dfs` that any XPath 1.0 engine evaluates on the raw
     /// page to the same elements; `None` for the paper's `dfs` types.
     pub fn xpath_portable(&self) -> Option<String> {
-        self.pattern.ty.portable_xpath(self.pattern.level)
+        let mut xpath = self.pattern.ty.portable_xpath(self.pattern.level)?;
+        if let Some(pred) = self.exact_predicate() {
+            xpath.push_str(&format!("[{pred}]"));
+        }
+        Some(xpath)
+    }
+
+    /// The XPath test of a narrowed pattern's whole value.
+    fn exact_predicate(&self) -> Option<String> {
+        let (name, value) = self.pattern.exact.as_ref()?;
+        Some(format!("normalize-space(@{name})={}", xpath_literal(value)))
     }
 }

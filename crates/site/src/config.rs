@@ -104,6 +104,9 @@ pub struct SignifiersConfig {
 pub struct ForestConfig {
     pub measure: canopy_forest::Measure,
     pub untyped: canopy_forest::Untyped,
+    /// Most share of its matches' signifier occurrences that the matches a
+    /// narrowed wrapper leaves out may hold (0: never narrow).
+    pub narrow: f64,
     /// Most pages a cluster's wrapper is learned from (0: all).
     pub max_learn_pages: usize,
     /// Each wrapper is checked against the page-level path on pages of its

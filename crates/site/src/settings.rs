@@ -163,6 +163,7 @@ impl SiteSettings {
             forest: ForestOptions {
                 measure,
                 untyped: config.forest.untyped,
+                narrow: config.forest.narrow,
             },
             template_threshold: config.cluster.template_threshold,
             max_group_pages: config.cluster.max_group_pages,

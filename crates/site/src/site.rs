@@ -1250,6 +1250,7 @@ mod tests {
             pattern: canopy_forest::Pattern {
                 ty: canopy_forest::ElementType::of(doc, n, canopy_forest::Untyped::Anchored),
                 level: canopy_forest::levels(doc)[n],
+                exact: None,
             },
             relevance: 0.0,
             dfs: Vec::new(),
@@ -1372,6 +1373,45 @@ mod tests {
             .collect();
         assert!(selected.contains("However, the huge success"), "{selected}");
         assert!(selected.contains(last), "{selected}");
+    }
+
+    /// An old layout's story column and right rail share a type
+    /// (`td valign=top width=426` and `width=328`, read tolerantly), and
+    /// the rail's promotions change from page to page, so residue keeps
+    /// them. The wrapper learned on the template's pages is narrowed to the
+    /// story column's width and selects it alone.
+    #[test]
+    fn a_wrapper_on_an_old_layouts_story_column_leaves_out_the_rail_of_its_type() {
+        let ids = ["big9-00004", "big9-00016", "big9-00032", "big9-00037"];
+        let pages: Vec<_> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| corpus_page("big9", id, i))
+            .collect();
+        let promotion = "Presented By Luxury Link";
+        let wrapper = learned(&pages);
+        assert_eq!(
+            wrapper.pattern.exact,
+            Some(("width".to_string(), "426".to_string())),
+            "{}",
+            wrapper.xpath()
+        );
+        for page in &pages {
+            let selected = wrapper.apply(&page.doc);
+            assert_eq!(selected.len(), 1, "{}", page.record.url);
+            assert!(!page.doc.inner_text(selected[0]).contains(promotion));
+        }
+        let mut wide = wrapper.clone();
+        wide.pattern.exact = None;
+        let rails = pages
+            .iter()
+            .filter(|p| {
+                wide.apply(&p.doc)
+                    .iter()
+                    .any(|&n| p.doc.inner_text(n).contains(promotion))
+            })
+            .count();
+        assert!(rails >= 2, "the type alone selects the rail too: {rails}");
     }
 
     /// The wrapper learned from two real pages of one template agrees with

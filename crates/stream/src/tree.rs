@@ -21,7 +21,7 @@ use std::ops::Range;
 
 use canopy_cluster::{path_hash, step_label, Signature};
 use canopy_dom::DomOptions;
-use canopy_forest::{tolerant_form, ElementType, Pattern};
+use canopy_forest::{normalized_space, tolerant_form, ElementType, Pattern};
 
 use crate::scan::{Attrs, Token};
 use crate::text_len::{decode, needs_decoding, Piece, Refs};
@@ -1977,6 +1977,15 @@ impl<'a> Tree<'a> {
             }) {
                 return Err(Unfollowed::CharRef);
             }
+            // A narrowed pattern reads its attribute's whole value.
+            if let Some((name, _)) = &pattern.exact {
+                if attrs
+                    .get(name)
+                    .is_some_and(|v| memchr::memchr2(b'&', b'\0', v.as_bytes()).is_some())
+                {
+                    return Err(Unfollowed::CharRef);
+                }
+            }
         }
         Ok(())
     }
@@ -2103,7 +2112,14 @@ impl<'a> Tree<'a> {
                     tag: want,
                     attrs: want_attrs,
                 } => (
-                    level == pattern.level && tag == want && have(want_attrs),
+                    level == pattern.level
+                        && tag == want
+                        && have(want_attrs)
+                        && pattern.exact.as_ref().is_none_or(|(name, value)| {
+                            attrs
+                                .get(name)
+                                .is_some_and(|v| normalized_space(v) == *value)
+                        }),
                     false,
                 ),
                 ElementType::Dfs { .. } => (false, false),

@@ -82,6 +82,7 @@ fn attrs_pattern(tag: &str, class: &str, level: u32) -> Pattern {
             attrs: vec![("class".into(), class.into())],
         },
         level,
+        exact: None,
     }
 }
 
@@ -213,6 +214,7 @@ fn patterns_of(doc: &Document) -> Vec<Pattern> {
         .map(|&(_, n)| Pattern {
             ty: ElementType::of(doc, n, Untyped::Anchored),
             level: levels[n],
+            exact: None,
         })
         .collect()
 }

@@ -154,6 +154,7 @@ fn what_the_tree_restructures_takes_the_full_parse() {
             attrs: vec![("class".into(), "main".into())],
         },
         level: 3,
+        exact: None,
     };
     assert_eq!(
         follow(
@@ -213,6 +214,7 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
             attrs: vec![("class".into(), "main".into())],
         },
         level: 2,
+        exact: None,
     };
     let pass = follow(html, &[&pattern], &caps(512, 1 << 20)).expect("followed");
     let table = Pattern {
@@ -221,6 +223,7 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
             attrs: vec![("class".into(), "main".into())],
         },
         level: 2,
+        exact: None,
     };
     // Content the tree puts before the table is in the table's bytes.
     assert_eq!(
@@ -256,6 +259,7 @@ fn the_regions_are_the_byte_ranges_of_the_patterns_matches() {
             attrs: vec![("class".into(), "other".into())],
         },
         level: 2,
+        exact: None,
     };
     let pass = follow(html, &[&pattern, &inner, &other], &caps(512, 1 << 20)).expect("followed");
     assert_eq!(texts(&pass.regions[0]), outermost);
@@ -281,6 +285,7 @@ fn a_region_in_a_block_the_tree_drops_is_left_out() {
             attrs: vec![("class".into(), "main".into())],
         },
         level: 3,
+        exact: None,
     };
     let regions = |html: &str| -> Vec<String> {
         let pass = follow(html, &[&pattern], &options).expect("followed");
