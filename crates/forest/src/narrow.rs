@@ -15,6 +15,8 @@
 //! without it hold little of the signifiers, the wrapper also requires that
 //! value ([`crate::Pattern::exact`]).
 
+use canopy_dom::NodeId;
+
 use crate::element_type::{normalized_space, ElementType};
 use crate::rank::PageInput;
 use crate::wrapper::Wrapper;
@@ -50,9 +52,15 @@ pub(crate) fn exact_value(
     if attrs.is_empty() || max_share <= 0.0 {
         return None;
     }
+    let nodes: Vec<Vec<NodeId>> = pages.iter().map(|p| wrapper.apply(p.doc)).collect();
+    // Nothing to leave out where the wrapper selects one element a page.
+    if nodes.iter().all(|n| n.len() < 2) {
+        return None;
+    }
     let matches: Vec<Vec<Match>> = pages
         .iter()
-        .map(|page| page_matches(page, wrapper, attrs))
+        .zip(&nodes)
+        .map(|(page, nodes)| page_matches(page, nodes, attrs))
         .collect();
     // On each page, the match holding the most signifiers (the first of
     // equals); pages where none holds any say nothing.
@@ -94,15 +102,14 @@ pub(crate) fn exact_value(
     Some((attrs[i].0.clone(), value))
 }
 
-/// The wrapper's matches on one page.
-fn page_matches(page: &PageInput<'_>, wrapper: &Wrapper, attrs: &[(String, String)]) -> Vec<Match> {
+/// The wrapper's matches `nodes` on one page.
+fn page_matches(page: &PageInput<'_>, nodes: &[NodeId], attrs: &[(String, String)]) -> Vec<Match> {
     let doc = page.doc;
     // As ranking reads them: the first 64.
     let sigs = &page.signifiers[..page.signifiers.len().min(64)];
-    wrapper
-        .apply(doc)
-        .into_iter()
-        .map(|m| Match {
+    nodes
+        .iter()
+        .map(|&m| Match {
             signifiers: page
                 .terms
                 .of_range(m, doc.node(m).end)
