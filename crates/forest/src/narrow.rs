@@ -26,7 +26,9 @@ use crate::wrapper::Wrapper;
 /// the learning pages. A second segment of a split article holds about its
 /// share of the text; a rail or a list of promotions beside the article
 /// holds a few stray signifiers. On big9 and dragnet, 0.2 to 0.5 narrow the
-/// same five wrappers (and 0.03 to 0.1 four of them); `docs/evaluation.md`.
+/// same eight wrappers, 0.1 seven (not brooklynvegan's, whose "recently"
+/// and other modules hold 12 % of them) and 0.03 five;
+/// `docs/evaluation.md`.
 pub const DEFAULT_SHARE: f64 = 0.2;
 
 /// One match of the wrapper on a learning page.
@@ -74,7 +76,8 @@ pub(crate) fn exact_value(
         })
         .collect();
     let total: usize = matches.iter().flatten().map(|m| m.signifiers).sum();
-    let mut best: Option<(usize, usize)> = None; // (attribute, matches left out)
+    // (attribute, its value, matches left out)
+    let mut best: Option<(usize, &String, usize)> = None;
     for i in 0..attrs.len() {
         let Some(value) = carriers.first().and_then(|c| c.values[i].as_ref()) else {
             continue;
@@ -92,14 +95,13 @@ pub(crate) fn exact_value(
         let signifiers: usize = left_out().map(|m| m.signifiers).sum();
         if count > 0
             && signifiers as f64 <= max_share * total as f64
-            && best.is_none_or(|(_, most)| count > most)
+            && best.is_none_or(|(_, _, most)| count > most)
         {
-            best = Some((i, count));
+            best = Some((i, value, count));
         }
     }
-    let (i, _) = best?;
-    let value = carriers.first()?.values[i].clone()?;
-    Some((attrs[i].0.clone(), value))
+    let (i, value, _) = best?;
+    Some((attrs[i].0.clone(), value.clone()))
 }
 
 /// The wrapper's matches `nodes` on one page.
