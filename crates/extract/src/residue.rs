@@ -28,7 +28,8 @@
 //!   names a caption (`wp-caption`, `media__caption`) or an embedded post
 //!   (`twitter-tweet`, the embed code's blockquote), which reference texts
 //!   leave out, unless it holds half of the selection's text (a photo
-//!   essay, a slideshow, a post that is one embedded tweet).
+//!   essay, a slideshow, a post that is one embedded tweet), a caption
+//!   repeated word for word (one credit under every photo) counted once.
 //! - **Attributions stay.** A short block of a few words of its own and
 //!   then one link to another host ("via <fubiz.net>", "Source: &lt;Reuters&gt;")
 //!   names where a quoted post comes from: it is neither a link list nor a
@@ -571,14 +572,23 @@ impl<'a> Kept<'a> {
         }
         // Over the whole selection, as the option says: an article spread
         // over several roots keeps its captions only when they are half of
-        // all of its text, not of the one root they stand in.
+        // all of its text, not of the one root they stand in. A caption
+        // that repeats an earlier one word for word (one credit under every
+        // photo) counts once, and its copies are left out of the whole: an
+        // essay's captions each say something of their own.
         let (mut media_chars, mut all_chars) = (0u32, 0u32);
+        let mut captions = FxHashSet::default();
         for &root in roots {
             all_chars += counts.chars(root);
             let mut n = root;
             while n < doc.node(root).end {
                 if is_media_text(doc, n, &options.media_text, &chars) {
-                    media_chars += counts.chars(n);
+                    let text = collapse_whitespace(&doc.inner_text(n));
+                    if captions.insert(text_key(&text)) {
+                        media_chars += counts.chars(n);
+                    } else {
+                        all_chars = all_chars.saturating_sub(counts.chars(n));
+                    }
                     n = doc.node(n).end;
                 } else {
                     n += 1;
@@ -1386,6 +1396,17 @@ mod tests {
             text.contains("A girl dressed") && text.contains("A mother carries"),
             "{text}"
         );
+
+        // One credit under every photo is no essay: counted once, the
+        // captions are a small part of the story and go.
+        let credited = doc(&format!(
+            "<body><div id=a><p>Photography dominated the front pages, with very few words.</p>{}</div></body>",
+            "<div class=caption><img src=x.jpg><p>Front page appears courtesy of the Newseum</p></div>"
+                .repeat(6)
+        ));
+        let text = clean(&credited, &CleanOptions::default());
+        assert!(text.contains("Photography dominated"), "{text}");
+        assert!(!text.contains("courtesy"), "{text}");
     }
 
     #[test]

@@ -1414,6 +1414,33 @@ mod tests {
         assert!(rails >= 2, "the type alone selects the rail too: {rails}");
     }
 
+    /// A post of front pages, each photo over the same credit: the credit
+    /// repeated 26 times outweighs the post's own text, but counted once
+    /// it is a caption like any other, and goes.
+    #[test]
+    fn a_credit_repeated_under_every_photo_leaves_the_wrappers_article() {
+        let ids = ["dragnet-00441", "dragnet-00444", "dragnet-00445"];
+        let pages: Vec<_> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| corpus_page("dragnet", id, i))
+            .collect();
+        let wrapper = learned(&pages);
+        let settings = default_settings();
+        let docs: Vec<&Document> = pages.iter().map(|p| &p.doc).collect();
+        let residue = super::Residue::learn(&docs);
+        let post = &pages[2];
+        let credit = "Front page appears courtesy of the Newseum";
+        let whole = post.doc.inner_text(post.doc.body());
+        assert!(whole.matches(credit).count() > 20);
+        let title = post.doc.title();
+        let both =
+            super::check::both_extractions(post, &wrapper, &title, &[], &residue, &settings, false);
+        let text = &both.wrapper.text;
+        assert!(text.contains("Photography dominated"), "{text}");
+        assert!(!text.contains(credit), "{text}");
+    }
+
     /// The wrapper learned from two real pages of one template agrees with
     /// the page-level path; a wrapper on their lists of related posts (a
     /// block each page has, different on each: what a two-page idf can
