@@ -22,23 +22,23 @@ import sys
 import zlib
 from pathlib import Path
 
+from split_warc import members
 
-def warc_members(data):
-    """Yields (member bytes, WARC-Type, WARC-Target-URI) of a gzip-per-record WARC."""
-    pos = 0
-    while pos < len(data):
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        body = inflater.decompress(data[pos:])
-        used = len(data) - pos - len(inflater.unused_data)
-        if used <= 0:
-            raise ValueError(f"no gzip member at offset {pos}")
-        head = body.split(b"\r\n\r\n", 1)[0].decode("utf-8", "replace")
-        fields = {}
-        for line in head.split("\r\n")[1:]:
-            name, _, value = line.partition(":")
-            fields[name.strip().lower()] = value.strip()
-        yield data[pos : pos + used], fields.get("warc-type"), fields.get("warc-target-uri")
-        pos += used
+# Bytes of a member inflated to read its WARC header (headers are a few
+# hundred bytes; a WARC header line longer than this is not a subset's
+# concern).
+HEADER_BYTES = 16384
+
+
+def warc_header(member):
+    """The WARC-Type and WARC-Target-URI of one gzip member's record."""
+    start = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(member, HEADER_BYTES)
+    head = start.split(b"\r\n\r\n", 1)[0].decode("utf-8", "replace")
+    fields = {}
+    for line in head.split("\r\n")[1:]:
+        name, _, value = line.partition(":")
+        fields[name.strip().lower()] = value.strip()
+    return fields.get("warc-type"), fields.get("warc-target-uri")
 
 
 def main():
@@ -67,7 +67,8 @@ def main():
     urls = {row[url] for row in keep}
     records = 0
     with open(out / warc.name, "wb") as written:
-        for member, kind, uri in warc_members(warc.read_bytes()):
+        for member in members(warc.read_bytes()):
+            kind, uri = warc_header(member)
             if kind == "warcinfo" or uri in urls:
                 written.write(member)
                 records += 1
